@@ -1,0 +1,44 @@
+# layersec quick start:
+#   make demo   install dependencies, build Release, run the main job
+#   make test   install dependencies, build, run the whole ctest suite
+# Other targets: test-asan (ASan+UBSan build with clang, Debug), fuzz (libFuzzer
+# build with clang), bench (Release benchmarks), clean.
+JOBS ?= $(shell nproc)
+CMAKE_COMMON = -G Ninja -DLAYERSEC_WERROR=ON
+
+.PHONY: deps demo test test-asan fuzz bench clean
+
+deps:
+	@./scripts/install-deps.sh
+
+build/release/build.ninja: | deps
+	cmake -S . -B build/release $(CMAKE_COMMON) -DCMAKE_BUILD_TYPE=Release
+
+demo: deps build/release/build.ninja
+	cmake --build build/release -j $(JOBS) --target layersec
+	./build/release/apps/layersec/layersec demo
+
+test: deps
+	cmake -S . -B build/test $(CMAKE_COMMON) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	cmake --build build/test -j $(JOBS)
+	ctest --test-dir build/test --output-on-failure -j $(JOBS)
+
+test-asan: deps
+	cmake -S . -B build/asan $(CMAKE_COMMON) -DCMAKE_BUILD_TYPE=Debug -DLAYERSEC_SANITIZE=ON \
+	  -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 -DLAYERSEC_BENCH=ON
+	cmake --build build/asan -j $(JOBS)
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --test-dir build/asan --output-on-failure -j $(JOBS) -LE slow
+
+fuzz: deps
+	cmake -S . -B build/fuzz $(CMAKE_COMMON) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLAYERSEC_FUZZ=ON \
+	  -DLAYERSEC_TESTS=OFF -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14
+	cmake --build build/fuzz -j $(JOBS)
+	@echo "fuzzers are in build/fuzz/fuzz/ (run e.g. build/fuzz/fuzz/secoc_fuzz -max_total_time=60)"
+
+bench: deps build/release/build.ninja
+	cmake --build build/release -j $(JOBS) --target layersec
+	./build/release/apps/layersec/layersec bench crypto --json build/release/bench-crypto.json
+
+clean:
+	rm -rf build

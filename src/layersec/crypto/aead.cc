@@ -1,0 +1,148 @@
+#include "layersec/crypto/aead.h"
+
+#include <array>
+#include <cstring>
+
+#include <openssl/evp.h>
+
+#include "layersec/base/secret.h"
+
+namespace layersec::crypto {
+namespace {
+
+const EVP_CIPHER* gcm_cipher(std::size_t key_size) {
+  return key_size == 16 ? EVP_aes_128_gcm() : EVP_aes_256_gcm();
+}
+
+// Sets the IV (and its length when it is not 12 bytes) on a keyed context.
+bool set_iv(EVP_CIPHER_CTX* ctx, ByteSpan iv, int enc) {
+  if (iv.size() != 12) {
+    if (EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_IVLEN, static_cast<int>(iv.size()), nullptr) != 1)
+      return false;
+  }
+  return EVP_CipherInit_ex(ctx, nullptr, nullptr, nullptr, iv.data(), enc) == 1;
+}
+
+bool add_aad(EVP_CIPHER_CTX* ctx, std::span<const ByteSpan> aad) {
+  int outl = 0;
+  for (const auto& a : aad) {
+    if (a.empty()) continue;
+    if (EVP_CipherUpdate(ctx, nullptr, &outl, a.data(), static_cast<int>(a.size())) != 1)
+      return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+Result<AesGcm, CryptoError> AesGcm::create(ByteSpan key) {
+  if (key.size() != 16 && key.size() != 32) return Err(CryptoError::kBadKeyLength);
+  AesGcm g;
+  g.key_size_ = key.size();
+  g.enc_ = EVP_CIPHER_CTX_new();
+  g.dec_ = EVP_CIPHER_CTX_new();
+  if (g.enc_ == nullptr || g.dec_ == nullptr) return Err(CryptoError::kBackend);
+  if (EVP_CipherInit_ex(g.enc_, gcm_cipher(key.size()), nullptr, key.data(), nullptr, 1) != 1 ||
+      EVP_CipherInit_ex(g.dec_, gcm_cipher(key.size()), nullptr, key.data(), nullptr, 0) != 1) {
+    return Err(CryptoError::kBackend);
+  }
+  return g;
+}
+
+AesGcm::~AesGcm() {
+  EVP_CIPHER_CTX_free(enc_);  // OpenSSL cleanses the key schedule
+  EVP_CIPHER_CTX_free(dec_);
+}
+
+AesGcm::AesGcm(AesGcm&& o) noexcept : enc_(o.enc_), dec_(o.dec_), key_size_(o.key_size_) {
+  o.enc_ = nullptr;
+  o.dec_ = nullptr;
+}
+
+AesGcm& AesGcm::operator=(AesGcm&& o) noexcept {
+  if (this != &o) {
+    EVP_CIPHER_CTX_free(enc_);
+    EVP_CIPHER_CTX_free(dec_);
+    enc_ = o.enc_;
+    dec_ = o.dec_;
+    key_size_ = o.key_size_;
+    o.enc_ = nullptr;
+    o.dec_ = nullptr;
+  }
+  return *this;
+}
+
+Status<CryptoError> AesGcm::seal(ByteSpan iv, ByteSpan aad, MutableByteSpan data,
+                                 MutableByteSpan tag) {
+  const ByteSpan parts[1] = {aad};
+  return seal(iv, parts, data, tag);
+}
+
+Status<CryptoError> AesGcm::seal(ByteSpan iv, std::span<const ByteSpan> aad, MutableByteSpan data,
+                                 MutableByteSpan tag) {
+  if (iv.empty() || iv.size() > 128) return Err(CryptoError::kBadNonceLength);
+  if (tag.empty() || tag.size() > kGcmTagSize) return Err(CryptoError::kBadTagLength);
+  if (!set_iv(enc_, iv, 1) || !add_aad(enc_, aad)) return Err(CryptoError::kBackend);
+  int outl = 0;
+  if (!data.empty() &&
+      EVP_CipherUpdate(enc_, data.data(), &outl, data.data(), static_cast<int>(data.size())) != 1)
+    return Err(CryptoError::kBackend);
+  std::uint8_t full[kGcmTagSize];
+  if (EVP_CipherFinal_ex(enc_, full, &outl) != 1 ||
+      EVP_CIPHER_CTX_ctrl(enc_, EVP_CTRL_GCM_GET_TAG, kGcmTagSize, full) != 1)
+    return Err(CryptoError::kBackend);
+  std::memcpy(tag.data(), full, tag.size());
+  return {};
+}
+
+Status<CryptoError> AesGcm::open(ByteSpan iv, ByteSpan aad, MutableByteSpan data, ByteSpan tag) {
+  const ByteSpan parts[1] = {aad};
+  return open(iv, parts, data, tag);
+}
+
+Status<CryptoError> AesGcm::open(ByteSpan iv, std::span<const ByteSpan> aad, MutableByteSpan data,
+                                 ByteSpan tag) {
+  if (iv.empty() || iv.size() > 128) return Err(CryptoError::kBadNonceLength);
+  if (tag.empty() || tag.size() > kGcmTagSize) return Err(CryptoError::kBadTagLength);
+  if (!set_iv(dec_, iv, 0) || !add_aad(dec_, aad)) return Err(CryptoError::kBackend);
+  int outl = 0;
+  if (!data.empty() &&
+      EVP_CipherUpdate(dec_, data.data(), &outl, data.data(), static_cast<int>(data.size())) != 1)
+    return Err(CryptoError::kBackend);
+  // OpenSSL compares the tag in constant time inside EVP_CipherFinal_ex.
+  std::uint8_t expected[kGcmTagSize];
+  std::memcpy(expected, tag.data(), tag.size());
+  if (EVP_CIPHER_CTX_ctrl(dec_, EVP_CTRL_GCM_SET_TAG, static_cast<int>(tag.size()), expected) != 1)
+    return Err(CryptoError::kBackend);
+  std::uint8_t scratch[16];
+  if (EVP_CipherFinal_ex(dec_, scratch, &outl) != 1) {
+    if (!data.empty()) secure_zero(data.data(), data.size());
+    return Err(CryptoError::kAuthFailed);
+  }
+  return {};
+}
+
+Result<AesGmac, CryptoError> AesGmac::create(ByteSpan key) {
+  auto g = AesGcm::create(key);
+  if (!g) return Err(g.error());
+  return AesGmac(std::move(g).value());
+}
+
+Status<CryptoError> AesGmac::compute(ByteSpan iv, std::span<const ByteSpan> parts,
+                                     MutableByteSpan tag) {
+  return gcm_.seal(iv, parts, MutableByteSpan{}, tag);
+}
+
+Status<CryptoError> AesGmac::compute(ByteSpan iv, ByteSpan message, MutableByteSpan tag) {
+  const ByteSpan parts[1] = {message};
+  return compute(iv, parts, tag);
+}
+
+bool AesGmac::verify(ByteSpan iv, std::span<const ByteSpan> parts, ByteSpan tag) {
+  if (tag.empty() || tag.size() > kGcmTagSize) return false;
+  std::uint8_t full[kGcmTagSize];
+  if (!compute(iv, parts, MutableByteSpan(full, tag.size())).ok()) return false;
+  return ct_equal(ByteSpan(full, tag.size()), tag);
+}
+
+}  // namespace layersec::crypto
