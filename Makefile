@@ -16,7 +16,7 @@ build/release/build.ninja: | deps
 
 demo: deps build/release/build.ninja
 	cmake --build build/release -j $(JOBS) --target layersec
-	./build/release/apps/layersec/layersec demo
+	./build/release/apps/layersec/layersec selftest
 
 test: deps
 	cmake -S . -B build/test $(CMAKE_COMMON) -DCMAKE_BUILD_TYPE=RelWithDebInfo
@@ -25,7 +25,7 @@ test: deps
 
 test-asan: deps
 	cmake -S . -B build/asan $(CMAKE_COMMON) -DCMAKE_BUILD_TYPE=Debug -DLAYERSEC_SANITIZE=ON \
-	  -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 -DLAYERSEC_BENCH=ON
+	  -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14
 	cmake --build build/asan -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --test-dir build/asan --output-on-failure -j $(JOBS) -LE slow

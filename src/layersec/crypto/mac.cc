@@ -144,8 +144,15 @@ class EvpMac final : public Mac {
   }
   Status<CryptoError> finish(MutableByteSpan out) override {
     if (out.empty()) return Err(CryptoError::kBufferTooSmall);
-    std::array<std::uint8_t, EVP_MAX_MD_SIZE> full{};
     std::size_t len = 0;
+    if (out.size() >= tag_) {  // common case: no intermediate copy
+      if (!ok_ || EVP_MAC_final(ctx_, out.data(), &len, out.size()) != 1 || len != tag_) {
+        ok_ = false;
+        return Err(CryptoError::kBackend);
+      }
+      return {};
+    }
+    std::array<std::uint8_t, EVP_MAX_MD_SIZE> full;
     if (!ok_ || EVP_MAC_final(ctx_, full.data(), &len, full.size()) != 1 || len != tag_) {
       ok_ = false;
       return Err(CryptoError::kBackend);
