@@ -77,7 +77,8 @@ std::vector<PairedFigure> run_paired(const RunOptions& options) {
     auto parts = split(c.name, '/');
     // strip Google Benchmark suffixes such as "min_time:0.001" or "real_time"
     while (!parts.empty() && parts.back().find(':') != std::string::npos) parts.pop_back();
-    if (!parts.empty() && parts.back() == "real_time") parts.pop_back();
+    while (!parts.empty() && (parts.back() == "real_time" || parts.back() == "manual_time"))
+      parts.pop_back();
     if (parts.size() < 4) continue;
     const std::size_t bytes = std::stoul(parts.back());
     const std::string role = parts[parts.size() - 2];

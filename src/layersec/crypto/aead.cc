@@ -14,21 +14,36 @@ const EVP_CIPHER* gcm_cipher(std::size_t key_size) {
   return key_size == 16 ? EVP_aes_128_gcm() : EVP_aes_256_gcm();
 }
 
-// Sets the IV (and its length when it is not 12 bytes) on a keyed context.
-bool set_iv(EVP_CIPHER_CTX* ctx, ByteSpan iv, int enc) {
-  if (iv.size() != 12) {
+// Sets the IV on a keyed context, first changing the context's IV length
+// when it differs from the previous message's (OpenSSL keeps the length set
+// by EVP_CTRL_GCM_SET_IVLEN for every later message).
+bool set_iv(EVP_CIPHER_CTX* ctx, std::size_t& current_len, ByteSpan iv, int enc) {
+  if (iv.size() != current_len) {
     if (EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_IVLEN, static_cast<int>(iv.size()), nullptr) != 1)
       return false;
+    current_len = iv.size();
   }
   return EVP_CipherInit_ex(ctx, nullptr, nullptr, nullptr, iv.data(), enc) == 1;
 }
 
+// EVP_CipherUpdate takes an int length: feed longer buffers in pieces so a
+// size above INT_MAX is never truncated by the cast. out == nullptr feeds AAD.
+bool cipher_update(EVP_CIPHER_CTX* ctx, std::uint8_t* out, const std::uint8_t* in, std::size_t n) {
+  constexpr std::size_t kMaxPiece = std::size_t{1} << 30;
+  while (n > 0) {
+    const std::size_t piece = n < kMaxPiece ? n : kMaxPiece;
+    int outl = 0;
+    if (EVP_CipherUpdate(ctx, out, &outl, in, static_cast<int>(piece)) != 1) return false;
+    if (out != nullptr) out += piece;
+    in += piece;
+    n -= piece;
+  }
+  return true;
+}
+
 bool add_aad(EVP_CIPHER_CTX* ctx, std::span<const ByteSpan> aad) {
-  int outl = 0;
   for (const auto& a : aad) {
-    if (a.empty()) continue;
-    if (EVP_CipherUpdate(ctx, nullptr, &outl, a.data(), static_cast<int>(a.size())) != 1)
-      return false;
+    if (!cipher_update(ctx, nullptr, a.data(), a.size())) return false;
   }
   return true;
 }
@@ -54,7 +69,12 @@ AesGcm::~AesGcm() {
   EVP_CIPHER_CTX_free(dec_);
 }
 
-AesGcm::AesGcm(AesGcm&& o) noexcept : enc_(o.enc_), dec_(o.dec_), key_size_(o.key_size_) {
+AesGcm::AesGcm(AesGcm&& o) noexcept
+    : enc_(o.enc_),
+      dec_(o.dec_),
+      key_size_(o.key_size_),
+      enc_iv_len_(o.enc_iv_len_),
+      dec_iv_len_(o.dec_iv_len_) {
   o.enc_ = nullptr;
   o.dec_ = nullptr;
 }
@@ -66,6 +86,8 @@ AesGcm& AesGcm::operator=(AesGcm&& o) noexcept {
     enc_ = o.enc_;
     dec_ = o.dec_;
     key_size_ = o.key_size_;
+    enc_iv_len_ = o.enc_iv_len_;
+    dec_iv_len_ = o.dec_iv_len_;
     o.enc_ = nullptr;
     o.dec_ = nullptr;
   }
@@ -81,12 +103,10 @@ Status<CryptoError> AesGcm::seal(ByteSpan iv, ByteSpan aad, MutableByteSpan data
 Status<CryptoError> AesGcm::seal(ByteSpan iv, std::span<const ByteSpan> aad, MutableByteSpan data,
                                  MutableByteSpan tag) {
   if (iv.empty() || iv.size() > 128) return Err(CryptoError::kBadNonceLength);
-  if (tag.empty() || tag.size() > kGcmTagSize) return Err(CryptoError::kBadTagLength);
-  if (!set_iv(enc_, iv, 1) || !add_aad(enc_, aad)) return Err(CryptoError::kBackend);
+  if (!gcm_tag_length_allowed(tag.size())) return Err(CryptoError::kBadTagLength);
+  if (!set_iv(enc_, enc_iv_len_, iv, 1) || !add_aad(enc_, aad)) return Err(CryptoError::kBackend);
   int outl = 0;
-  if (!data.empty() &&
-      EVP_CipherUpdate(enc_, data.data(), &outl, data.data(), static_cast<int>(data.size())) != 1)
-    return Err(CryptoError::kBackend);
+  if (!cipher_update(enc_, data.data(), data.data(), data.size())) return Err(CryptoError::kBackend);
   std::uint8_t full[kGcmTagSize];
   if (EVP_CipherFinal_ex(enc_, full, &outl) != 1 ||
       EVP_CIPHER_CTX_ctrl(enc_, EVP_CTRL_GCM_GET_TAG, kGcmTagSize, full) != 1)
@@ -103,12 +123,10 @@ Status<CryptoError> AesGcm::open(ByteSpan iv, ByteSpan aad, MutableByteSpan data
 Status<CryptoError> AesGcm::open(ByteSpan iv, std::span<const ByteSpan> aad, MutableByteSpan data,
                                  ByteSpan tag) {
   if (iv.empty() || iv.size() > 128) return Err(CryptoError::kBadNonceLength);
-  if (tag.empty() || tag.size() > kGcmTagSize) return Err(CryptoError::kBadTagLength);
-  if (!set_iv(dec_, iv, 0) || !add_aad(dec_, aad)) return Err(CryptoError::kBackend);
+  if (!gcm_tag_length_allowed(tag.size())) return Err(CryptoError::kBadTagLength);
+  if (!set_iv(dec_, dec_iv_len_, iv, 0) || !add_aad(dec_, aad)) return Err(CryptoError::kBackend);
   int outl = 0;
-  if (!data.empty() &&
-      EVP_CipherUpdate(dec_, data.data(), &outl, data.data(), static_cast<int>(data.size())) != 1)
-    return Err(CryptoError::kBackend);
+  if (!cipher_update(dec_, data.data(), data.data(), data.size())) return Err(CryptoError::kBackend);
   // OpenSSL compares the tag in constant time inside EVP_CipherFinal_ex.
   std::uint8_t expected[kGcmTagSize];
   std::memcpy(expected, tag.data(), tag.size());
@@ -139,7 +157,7 @@ Status<CryptoError> AesGmac::compute(ByteSpan iv, ByteSpan message, MutableByteS
 }
 
 bool AesGmac::verify(ByteSpan iv, std::span<const ByteSpan> parts, ByteSpan tag) {
-  if (tag.empty() || tag.size() > kGcmTagSize) return false;
+  if (!gcm_tag_length_allowed(tag.size())) return false;
   std::uint8_t full[kGcmTagSize];
   if (!compute(iv, parts, MutableByteSpan(full, tag.size())).ok()) return false;
   return ct_equal(ByteSpan(full, tag.size()), tag);

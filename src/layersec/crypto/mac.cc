@@ -166,7 +166,9 @@ class EvpMac final : public Mac {
   MacAlgorithm alg_;
   EVP_MAC_CTX* ctx_;
   std::size_t tag_;
-  bool ok_ = false;
+  // make_evp_mac() hands the context over freshly keyed by EVP_MAC_init, so
+  // it is ready for update() without a begin(), like Chaskey.
+  bool ok_ = true;
 };
 
 EVP_MAC* fetch_mac(const char* name) {

@@ -144,8 +144,10 @@ struct EthernetView {
   ByteSpan payload;  // everything after the header, padding included
 };
 
-// Parses an Ethernet II header with zero, one or two tags (an outer 0x88A8 or
-// 0x8100 tag, then an optional inner one). No FCS is expected.
+// Parses an Ethernet II header with zero, one or two tags, each 0x88A8 or
+// 0x8100 (usually S-tag then C-tag; the order is not enforced). No FCS is
+// expected. kTooManyVlanTags for a third tag, kLengthFrame for EtherType <
+// 0x0600, kTruncated when short.
 Result<EthernetView, FrameError> parse_ethernet(ByteSpan frame);
 // Writes dst, src, the tags and the EtherType.
 Status<FrameError> write_ethernet_header(ByteWriter& w, const EthernetHeader& h);
@@ -246,8 +248,9 @@ struct ArpPacket {
 // Parses the 28-byte ARP body (after the Ethernet header); bytes after it are
 // link padding. Only htype 1 / ptype 0x0800 / hlen 6 / plen 4 is accepted.
 Result<ArpPacket, FrameError> parse_arp(ByteSpan body);
-// Builds an untagged ARP frame (padded to 60 bytes) into `out`. Requests go to
-// broadcast, replies to target_mac.
-Result<std::size_t, FrameError> build_arp_frame(const ArpPacket& arp, MutableByteSpan out);
+// Builds an ARP frame (padded to 60 bytes, tagged when `tag` is given) into
+// `out`. Requests go to broadcast, replies to target_mac.
+Result<std::size_t, FrameError> build_arp_frame(const ArpPacket& arp, MutableByteSpan out,
+                                                const VlanTag* tag = nullptr);
 
 }  // namespace layersec::net

@@ -160,8 +160,8 @@ class DatagramIterator {
 
 // Writes a header. `h.length` is ignored and computed from payload_size.
 // Returns false when the writer is out of room or payload_size + 8 overflows.
-bool write_header(ByteWriter& w, const Header& h, std::size_t payload_size);
+[[nodiscard]] bool write_header(ByteWriter& w, const Header& h, std::size_t payload_size);
 // Writes header and payload. The header's length field is computed.
-bool write_message(ByteWriter& w, const Header& h, ByteSpan payload);
+[[nodiscard]] bool write_message(ByteWriter& w, const Header& h, ByteSpan payload);
 
 }  // namespace layersec::someip

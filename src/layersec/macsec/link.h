@@ -1,0 +1,179 @@
+// MACsec link adapters: bind a sans-I/O SecY (secy.h) to something that
+// carries frames, without adding any MACsec logic of their own.
+//
+//   MacsecLink        the adapter core: plain frame -> protect -> secure frame,
+//                     secure frame -> validate -> plain frame, with link
+//                     counters beside the SecY's 802.1AE MIB counters and a
+//                     JSON rendering of both. Only frames whose ICV verified
+//                     (Received::verified()) are delivered: anything else
+//                     received on the lower link (not EtherType 88-E5,
+//                     unverified in validateFrames Check/Disabled, unknown
+//                     SCI, ...) is dropped and counted. There is no fallback
+//                     to clear delivery.
+//   TapLink           the user-space equivalent of the kernel's `macsec0` on
+//                     `eth0`: a TAP interface (controlled port) plus an
+//                     AF_PACKET socket on the lower interface (uncontrolled
+//                     port), driven by a net::EventLoop.
+//   make_sim_shim     endpoint-side SecY on the simulated segment
+//                     (net::FrameShim between a SimHost and its port).
+//   MacsecPortProcessor  switch-side SecY per port of the simulated segment
+//                     (hop-by-hop MACsec, net::PortProcessor).
+//
+// Frame path per direction (802.1AE-2018 10.5/10.6 are in the SecY):
+//   TAP read -> SecY::protect -> AF_PACKET send  (EtherType 0x88E5)
+//   AF_PACKET receive -> SecY::validate (in place) -> verified? -> TAP write
+// Buffers are allocated once; nothing on the frame path allocates.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "layersec/base/bytes.h"
+#include "layersec/macsec/secy.h"
+#include "layersec/net/event_loop.h"
+#include "layersec/net/frame.h"
+#include "layersec/net/packet_socket.h"
+#include "layersec/net/sim.h"
+#include "layersec/net/tap.h"
+
+namespace layersec::macsec {
+
+// SecTAG with SCI (16) + ICV (16): what a secure frame adds to a plain one,
+// and therefore how much smaller the MACsec interface's MTU is than its link's.
+inline constexpr int kMacsecOverhead = 32;
+
+// Link counters (the SecY keeps the 802.1AE MIB counters).
+struct LinkStats {
+  // controlled port -> lower link
+  std::uint64_t tx_frames = 0;          // plain frames taken from the controlled port
+  std::uint64_t tx_sent = 0;            // secure frames handed to the lower link
+  std::uint64_t tx_protect_errors = 0;  // SecY::protect refused (no SA, PN exhausted, too long, ...)
+  std::uint64_t tx_send_errors = 0;     // the lower link refused the secure frame
+  // lower link -> controlled port
+  std::uint64_t rx_frames = 0;          // frames received on the lower link (for us)
+  std::uint64_t rx_not_for_us = 0;      // unicast to another MAC (promiscuous lower link): ignored
+  std::uint64_t rx_not_macsec = 0;      // no SecTAG (EtherType not 88-E5): dropped
+  std::uint64_t rx_dropped = 0;         // discarded by the SecY (bad tag, not valid, late, no SCI/SA)
+  std::uint64_t rx_unverified = 0;      // delivered by the SecY without a verified ICV: dropped here
+  std::uint64_t rx_delivered = 0;       // verified plain frames handed to the controlled port
+  std::uint64_t rx_deliver_errors = 0;  // the controlled port refused the frame
+  std::uint64_t io_errors = 0;          // read/receive failures other than "nothing waiting"
+
+  bool operator==(const LinkStats&) const = default;
+};
+
+class MacsecLink {
+ public:
+  // Largest plain frame accepted (TAP frames never exceed MTU + headers).
+  static constexpr std::size_t kMaxFrame = 65535;
+
+  explicit MacsecLink(SecY secy);
+
+  [[nodiscard]] SecY& secy() { return secy_; }
+  [[nodiscard]] const SecY& secy() const { return secy_; }
+  [[nodiscard]] const LinkStats& stats() const { return stats_; }
+
+  // Controlled port -> lower link: protects `plain` with the encoding SA.
+  // Returns the secure frame (a view into this object's buffer, valid until
+  // the next call) or nullopt when the SecY refused (counted).
+  std::optional<ByteSpan> protect(ByteSpan plain);
+  // Lower link -> controlled port: validates `wire` in place and returns the
+  // verified plain frame (a view into `wire`), or nullopt when the frame must
+  // not be delivered (counted; see the file comment).
+  std::optional<ByteSpan> validate(MutableByteSpan wire);
+
+  // Called by the adapters when the lower link / controlled port refused a frame.
+  void count_send(bool ok) { ok ? ++stats_.tx_sent : ++stats_.tx_send_errors; }
+  void count_deliver(bool ok) { ok ? ++stats_.rx_delivered : ++stats_.rx_deliver_errors; }
+  void count_not_for_us() { ++stats_.rx_not_for_us; }
+  void count_io_error() { ++stats_.io_errors; }
+
+  // {"secy": {802.1AE MIB counters}, "link": {link counters},
+  //  "tx_sa": {"encoding_an", "next_pn", "new_sa_needed"}}
+  [[nodiscard]] nlohmann::json stats_json() const;
+
+ private:
+  SecY secy_;
+  LinkStats stats_;
+  std::vector<std::uint8_t> out_;
+};
+
+// The link counters as a JSON object (names as in LinkStats).
+nlohmann::json to_json(const LinkStats& s);
+// The SecY counters as a JSON object (802.1AE MIB names).
+nlohmann::json to_json(const SecYStats& s);
+
+struct TapLinkOptions {
+  std::string lower;                  // lower interface (e.g. a veth end, eth0)
+  std::string name;                   // TAP interface to create (e.g. "macsec0")
+  std::optional<net::MacAddress> mac{};  // default: the lower interface's MAC
+  bool bring_up = true;
+};
+
+// A TAP interface protected by a SecY over an AF_PACKET socket on the lower
+// interface. Creation needs CAP_NET_ADMIN and CAP_NET_RAW and runs in the
+// calling thread's network namespace. The TAP disappears when this object is
+// destroyed.
+class TapLink {
+ public:
+  // Creates the TAP (MTU = lower MTU - 32, MAC as configured or the lower's),
+  // opens the lower socket for every EtherType and puts it in promiscuous
+  // mode when the TAP MAC differs from the lower MAC, then brings the TAP up.
+  // Throws std::runtime_error (start-up) with the failing step and errno text.
+  static TapLink open(MacsecLink& link, const TapLinkOptions& options);
+  TapLink(TapLink&&) noexcept = default;
+
+  [[nodiscard]] const std::string& name() const { return tap_.name(); }
+  [[nodiscard]] const std::string& lower() const { return lower_name_; }
+  [[nodiscard]] const net::MacAddress& mac() const { return mac_; }
+  [[nodiscard]] int mtu() const { return mtu_; }
+  [[nodiscard]] int lower_mtu() const { return lower_mtu_; }
+
+  // Watches both descriptors on `loop`; unwatch with detach().
+  void attach(net::EventLoop& loop);
+  void detach(net::EventLoop& loop);
+  // Moves up to `budget` frames TAP -> lower / lower -> TAP; returns how many
+  // were read. Called by the loop; public for tests.
+  std::size_t pump_tap(std::size_t budget = 64);
+  std::size_t pump_lower(std::size_t budget = 64);
+
+ private:
+  TapLink(MacsecLink& link, net::TapDevice tap, net::PacketSocket lower);
+  MacsecLink* link_;
+  net::TapDevice tap_;
+  net::PacketSocket lower_;
+  std::string lower_name_;
+  net::MacAddress mac_;
+  bool promiscuous_ = false;
+  int mtu_ = 0;
+  int lower_mtu_ = 0;
+  std::vector<std::uint8_t> buf_;
+};
+
+// Endpoint-side SecY on the simulated segment:
+//   auto shim = make_sim_shim(link);
+//   port = seg.add_port(cfg, &shim); shim.connect(&seg.sender(port), &host); host.connect(&shim);
+// Outbound frames are protected, inbound ones validated; only verified frames
+// reach the host. `link` must outlive the shim.
+net::FrameShim make_sim_shim(MacsecLink& link);
+
+// Switch-side SecY per port of the simulated segment (hop-by-hop MACsec):
+// frames arriving from a bound port's link are validated and stripped, frames
+// leaving through it are protected with that port's SecY. Unbound ports pass
+// frames unchanged. Links are not owned.
+class MacsecPortProcessor final : public net::PortProcessor {
+ public:
+  void bind(net::PortId port, MacsecLink* link) { links_[port] = link; }
+  bool on_ingress(net::PortId port, std::vector<std::uint8_t>& frame) override;
+  bool on_egress(net::PortId port, std::vector<std::uint8_t>& frame) override;
+
+ private:
+  std::map<net::PortId, MacsecLink*> links_;
+};
+
+}  // namespace layersec::macsec

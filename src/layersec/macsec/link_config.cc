@@ -1,0 +1,276 @@
+#include "layersec/macsec/link_config.h"
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "layersec/base/hex.h"
+#include "layersec/base/keyfile.h"
+#include "layersec/crypto/kdf.h"
+
+namespace layersec::macsec {
+namespace {
+
+using nlohmann::json;
+
+[[noreturn]] void fail(const std::string& pointer, const std::string& what) {
+  throw LinkConfigError((pointer.empty() ? std::string("/") : pointer) + ": " + what);
+}
+
+std::string child(const std::string& pointer, const std::string& key) { return pointer + "/" + key; }
+std::string child(const std::string& pointer, std::size_t index) {
+  return pointer + "/" + std::to_string(index);
+}
+
+void check_members(const json& obj, const std::string& pointer, const std::set<std::string>& allowed) {
+  if (!obj.is_object()) fail(pointer, "expected an object");
+  for (const auto& [key, value] : obj.items()) {
+    if (allowed.count(key) == 0) fail(child(pointer, key), "unknown member");
+  }
+}
+
+const json* find(const json& obj, const char* key) {
+  auto it = obj.find(key);
+  return it == obj.end() ? nullptr : &*it;
+}
+
+bool get_bool(const json& obj, const std::string& pointer, const char* key, bool def) {
+  const json* v = find(obj, key);
+  if (v == nullptr) return def;
+  if (!v->is_boolean()) fail(child(pointer, key), "expected true or false");
+  return v->get<bool>();
+}
+
+std::uint64_t get_uint(const json& obj, const std::string& pointer, const char* key, std::uint64_t def,
+                       std::uint64_t max, bool required = false) {
+  const json* v = find(obj, key);
+  if (v == nullptr) {
+    if (required) fail(child(pointer, key), "required");
+    return def;
+  }
+  if (!v->is_number_unsigned() && !(v->is_number_integer() && v->get<std::int64_t>() >= 0)) {
+    fail(child(pointer, key), "expected a non-negative integer");
+  }
+  const auto x = v->get<std::uint64_t>();
+  if (x > max) fail(child(pointer, key), "must be at most " + std::to_string(max));
+  return x;
+}
+
+std::string get_string(const json& obj, const std::string& pointer, const char* key, bool required) {
+  const json* v = find(obj, key);
+  if (v == nullptr) {
+    if (required) fail(child(pointer, key), "required");
+    return {};
+  }
+  if (!v->is_string()) fail(child(pointer, key), "expected a string");
+  return v->get<std::string>();
+}
+
+// Hex with optional spaces, ':' or '-' separators.
+std::vector<std::uint8_t> hex_field(const std::string& pointer, const std::string& text, std::size_t size) {
+  std::string digits;
+  for (char c : text) {
+    if (c == ' ' || c == ':' || c == '-') continue;
+    digits.push_back(c);
+  }
+  auto v = from_hex(digits);
+  if (!v) fail(pointer, "not valid hex");
+  if (v->size() != size) fail(pointer, "expected " + std::to_string(size) + " octets");
+  return *v;
+}
+
+Sci parse_sci(const std::string& pointer, const std::string& text) {
+  const auto b = hex_field(pointer, text, 8);
+  std::uint64_t v = 0;
+  for (auto x : b) v = (v << 8) | x;
+  return Sci{v};
+}
+
+SaConfig parse_sa(const json& j, const std::string& pointer, CipherSuite suite,
+                  const std::filesystem::path& base_dir) {
+  check_members(j, pointer, {"an", "pn", "key_file", "ssci", "salt"});
+  SaConfig sa;
+  sa.pointer = pointer;
+  sa.an = static_cast<std::uint8_t>(get_uint(j, pointer, "an", 0, 3, /*required=*/true));
+  sa.pn = get_uint(j, pointer, "pn", 1, max_pn(suite));
+  if (sa.pn == 0) fail(child(pointer, "pn"), "PN 0 is not a valid packet number");
+  sa.key_file = get_string(j, pointer, "key_file", /*required=*/true);
+  std::filesystem::path kp(sa.key_file);
+  if (kp.is_relative()) kp = base_dir / kp;
+  KeyFileOptions ko;
+  ko.expected_size = sak_size(suite);
+  auto key = load_key_file(kp.string(), ko);
+  if (!key) {
+    fail(child(pointer, "key_file"), kp.string() + ": " + std::string(to_string(key.error())) +
+                                         (key.error() == KeyFileError::kWrongSize
+                                              ? " (" + std::to_string(sak_size(suite)) + " octets for " +
+                                                    std::string(to_string(suite)) + ")"
+                                              : std::string()));
+  }
+  sa.sak = std::move(key).value();
+  const std::string ssci = get_string(j, pointer, "ssci", false);
+  const std::string salt = get_string(j, pointer, "salt", false);
+  if (is_xpn(suite)) {
+    if (ssci.empty()) fail(child(pointer, "ssci"), "required for " + std::string(to_string(suite)));
+    if (salt.empty()) fail(child(pointer, "salt"), "required for " + std::string(to_string(suite)));
+    const auto s = hex_field(child(pointer, "ssci"), ssci, 4);
+    sa.ssci = (Ssci{s[0]} << 24) | (Ssci{s[1]} << 16) | (Ssci{s[2]} << 8) | Ssci{s[3]};
+    const auto sl = hex_field(child(pointer, "salt"), salt, kSaltSize);
+    std::copy(sl.begin(), sl.end(), sa.salt.begin());
+  } else {
+    if (find(j, "ssci") != nullptr) fail(child(pointer, "ssci"), "only for the XPN cipher suites");
+    if (find(j, "salt") != nullptr) fail(child(pointer, "salt"), "only for the XPN cipher suites");
+  }
+  return sa;
+}
+
+void check_unique_an(const std::vector<SaConfig>& sas) {
+  std::set<int> seen;
+  for (const auto& sa : sas) {
+    if (!seen.insert(sa.an).second) fail(child(sa.pointer, "an"), "AN " + std::to_string(sa.an) + " used twice");
+  }
+}
+
+}  // namespace
+
+LinkConfig parse_link_config(const json& j, const std::filesystem::path& base_dir) {
+  const std::string root;
+  check_members(j, root,
+                {"cipher_suite", "sci", "port", "mac", "confidentiality", "confidentiality_offset", "include_sci",
+                 "use_es", "validate_frames", "replay_protect", "replay_window", "vlan_mode", "clear_tags_in_icv",
+                 "max_frame_size", "tx", "rx"});
+  LinkConfig c;
+  const std::string suite_name = get_string(j, root, "cipher_suite", /*required=*/true);
+  auto suite = cipher_suite_from_string(suite_name);
+  if (!suite) fail("/cipher_suite", "unknown cipher suite \"" + suite_name + "\"");
+  c.secy.suite = *suite;
+  if (const std::string s = get_string(j, root, "sci", false); !s.empty()) c.sci = parse_sci("/sci", s);
+  c.port = static_cast<std::uint16_t>(get_uint(j, root, "port", 1, 0xFFFF));
+  if (const std::string m = get_string(j, root, "mac", false); !m.empty()) {
+    c.mac = net::MacAddress::parse(m);
+    if (!c.mac) fail("/mac", "not a MAC address (aa:bb:cc:dd:ee:ff)");
+    if (c.mac->is_multicast()) fail("/mac", "must be a unicast address");
+  }
+  c.secy.confidentiality = get_bool(j, root, "confidentiality", true);
+  const auto offset = get_uint(j, root, "confidentiality_offset", 0, 50);
+  if (offset != 0 && offset != 30 && offset != 50) fail("/confidentiality_offset", "must be 0, 30 or 50");
+  c.secy.confidentiality_offset = static_cast<std::uint8_t>(offset);
+  c.secy.include_sci = get_bool(j, root, "include_sci", true);
+  c.secy.use_es = get_bool(j, root, "use_es", false);
+  const std::string vf = get_string(j, root, "validate_frames", false);
+  if (vf.empty() || vf == "strict") {
+    c.secy.validate_frames = ValidateFrames::kStrict;
+  } else if (vf == "check") {
+    c.secy.validate_frames = ValidateFrames::kCheck;
+  } else if (vf == "disabled") {
+    c.secy.validate_frames = ValidateFrames::kDisabled;
+  } else {
+    fail("/validate_frames", "expected \"strict\", \"check\" or \"disabled\"");
+  }
+  c.secy.replay_protect = get_bool(j, root, "replay_protect", true);
+  c.secy.replay_window = static_cast<std::uint32_t>(get_uint(j, root, "replay_window", 0, 0xFFFFFFFFu));
+  const std::string vm = get_string(j, root, "vlan_mode", false);
+  if (vm.empty() || vm == "standard") {
+    c.secy.vlan_mode = VlanMode::kStandard;
+  } else if (vm == "clear-tag") {
+    c.secy.vlan_mode = VlanMode::kClearTag;
+  } else {
+    fail("/vlan_mode", "expected \"standard\" or \"clear-tag\"");
+  }
+  c.secy.clear_tags_in_icv = get_bool(j, root, "clear_tags_in_icv", false);
+  if (c.secy.clear_tags_in_icv && c.secy.vlan_mode != VlanMode::kClearTag) {
+    fail("/clear_tags_in_icv", "only meaningful with \"vlan_mode\": \"clear-tag\"");
+  }
+  c.secy.max_frame_size = get_uint(j, root, "max_frame_size", 0, 65535);
+
+  const json* tx = find(j, "tx");
+  if (tx == nullptr) fail("/tx", "required");
+  check_members(*tx, "/tx", {"encoding_an", "sas"});
+  const json* tx_sas = find(*tx, "sas");
+  if (tx_sas == nullptr || !tx_sas->is_array() || tx_sas->empty()) fail("/tx/sas", "expected a non-empty array");
+  if (tx_sas->size() > 4) fail("/tx/sas", "at most four SAs");
+  for (std::size_t i = 0; i < tx_sas->size(); ++i) {
+    c.tx_sas.push_back(parse_sa((*tx_sas)[i], child("/tx/sas", i), c.secy.suite, base_dir));
+  }
+  check_unique_an(c.tx_sas);
+  c.encoding_an = static_cast<std::uint8_t>(get_uint(*tx, "/tx", "encoding_an", c.tx_sas.front().an, 3));
+  bool found = false;
+  for (const auto& sa : c.tx_sas) found = found || sa.an == c.encoding_an;
+  if (!found) fail("/tx/encoding_an", "no transmit SA with AN " + std::to_string(c.encoding_an));
+
+  const json* rx = find(j, "rx");
+  if (rx == nullptr || !rx->is_array() || rx->empty()) fail("/rx", "expected a non-empty array of receive SCs");
+  std::set<std::uint64_t> scis;
+  for (std::size_t i = 0; i < rx->size(); ++i) {
+    const std::string p = child("/rx", i);
+    const json& sc = (*rx)[i];
+    check_members(sc, p, {"sci", "sas"});
+    RxScConfig r;
+    r.pointer = p;
+    r.sci = parse_sci(child(p, "sci"), get_string(sc, p, "sci", /*required=*/true));
+    if (!scis.insert(r.sci.value).second) fail(child(p, "sci"), "receive SC listed twice");
+    const json* sas = find(sc, "sas");
+    if (sas == nullptr || !sas->is_array() || sas->empty()) fail(child(p, "sas"), "expected a non-empty array");
+    if (sas->size() > 4) fail(child(p, "sas"), "at most four SAs");
+    for (std::size_t k = 0; k < sas->size(); ++k) {
+      r.sas.push_back(parse_sa((*sas)[k], child(child(p, "sas"), k), c.secy.suite, base_dir));
+    }
+    check_unique_an(r.sas);
+    c.rx_scs.push_back(std::move(r));
+  }
+  return c;
+}
+
+LinkConfig load_link_config(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw LinkConfigError(path.string() + ": cannot open");
+  json j;
+  try {
+    j = json::parse(in);
+  } catch (const json::parse_error& e) {
+    throw LinkConfigError(path.string() + ": not valid JSON (" + e.what() + ")");
+  }
+  auto dir = path.parent_path();
+  if (dir.empty()) dir = ".";
+  return parse_link_config(j, dir);
+}
+
+Sci resolve_sci(const LinkConfig& config, const net::MacAddress& link_mac) {
+  if (config.sci) return *config.sci;
+  return Sci::from_parts(link_mac.bytes.data(), config.port);
+}
+
+SecY make_secy(const LinkConfig& config, const net::MacAddress& link_mac) {
+  SecYConfig sc = config.secy;
+  sc.sci = resolve_sci(config, link_mac);
+  std::optional<SecY> secy;
+  try {
+    secy.emplace(sc);
+  } catch (const std::invalid_argument& e) {
+    throw LinkConfigError(std::string("/: ") + e.what());
+  }
+  for (const auto& sa : config.tx_sas) {
+    auto st = secy->install_tx_sa(sa.an, sa.keys(), sa.pn);
+    if (!st) fail(sa.pointer, "cannot install transmit SA: " + std::string(to_string(st.error())));
+  }
+  if (auto st = secy->set_encoding_sa(config.encoding_an); !st) {
+    fail("/tx/encoding_an", std::string(to_string(st.error())));
+  }
+  for (const auto& rx : config.rx_scs) {
+    if (auto st = secy->add_rx_sc(rx.sci); !st) fail(child(rx.pointer, "sci"), std::string(to_string(st.error())));
+    for (const auto& sa : rx.sas) {
+      auto st = secy->install_rx_sa(rx.sci, sa.an, sa.keys(), sa.pn);
+      if (!st) fail(sa.pointer, "cannot install receive SA: " + std::string(to_string(st.error())));
+    }
+  }
+  return std::move(*secy);
+}
+
+std::string key_id(const SecretBytes& key) {
+  std::uint8_t digest[32];
+  const ByteSpan parts[1] = {key.span()};
+  if (!crypto::sha256(parts, digest).ok()) return "?";
+  return to_hex(ByteSpan(digest, 4));
+}
+
+}  // namespace layersec::macsec

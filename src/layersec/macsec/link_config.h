@@ -1,0 +1,101 @@
+// Configuration of a MACsec link (`layersec macsec up --config FILE`): the
+// SecY settings (802.1AE-2018 10.7), the transmit SC with its SAs and the
+// receive SCs with theirs, keyed by static SAKs read from key files (like
+// `ip macsec add ... key`). Start-up code: errors are exceptions
+// (LinkConfigError) whose message begins with the JSON pointer of the
+// offending value, e.g. "/tx/sas/0/key_file: group or other permission bits
+// set".
+//
+// File format (JSON; unknown members are errors, so typos do not pass):
+//
+//   {
+//     "cipher_suite": "GCM-AES-128",       // or GCM-AES-256, GCM-AES-XPN-128/256
+//     "sci": "020000007700 0001",          // optional, 16 hex digits; default: link MAC || port
+//     "port": 1,                           // port of the SCI when "sci" is absent
+//     "mac": "02:00:00:77:00:01",          // optional TAP MAC; default: the lower interface's
+//     "confidentiality": true,             // false: integrity only (E=C=0)
+//     "confidentiality_offset": 0,         // 0, 30 or 50
+//     "include_sci": true, "use_es": false,
+//     "validate_frames": "strict",         // "disabled" | "check" | "strict"
+//     "replay_protect": true, "replay_window": 0,
+//     "vlan_mode": "standard",             // or "clear-tag"
+//     "clear_tags_in_icv": false,
+//     "tx": { "encoding_an": 0,
+//             "sas": [ { "an": 0, "pn": 1, "key_file": "tx.key",
+//                        "ssci": "00000001", "salt": "<24 hex digits>" } ] },
+//     "rx": [ { "sci": "<16 hex digits>",
+//               "sas": [ { "an": 0, "pn": 1, "key_file": "rx.key", "ssci": ..., "salt": ... } ] } ]
+//   }
+//
+// Key files are read with base/keyfile (mode 0600 or 0400 required, no
+// symlinks, owner checked), hex or raw, and must have the suite's SAK size.
+// Relative key paths are relative to the configuration file's directory.
+// "ssci" and "salt" are required for the XPN suites and refused otherwise.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "layersec/base/secret.h"
+#include "layersec/macsec/cipher_suite.h"
+#include "layersec/macsec/secy.h"
+#include "layersec/net/frame.h"
+
+namespace layersec::macsec {
+
+class LinkConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct SaConfig {
+  std::uint8_t an = 0;
+  std::uint64_t pn = 1;  // next PN (transmit) or lowest acceptable PN (receive)
+  std::string key_file;  // as written in the file (for messages)
+  SecretBytes sak;
+  Ssci ssci = 0;
+  Salt salt{};
+  std::string pointer;   // JSON pointer of this SA, for messages
+  [[nodiscard]] SaKeys keys() const { return SaKeys{sak.span(), ssci, salt}; }
+};
+
+struct RxScConfig {
+  Sci sci;
+  std::vector<SaConfig> sas;
+  std::string pointer;
+};
+
+struct LinkConfig {
+  // SecY settings; secy.sci is filled in by resolve_sci() when `sci` is absent.
+  SecYConfig secy;
+  std::optional<Sci> sci;
+  std::uint16_t port = 1;
+  std::optional<net::MacAddress> mac;
+  std::uint8_t encoding_an = 0;
+  std::vector<SaConfig> tx_sas;
+  std::vector<RxScConfig> rx_scs;
+};
+
+// Parses a configuration; relative key files are resolved against `base_dir`.
+LinkConfig parse_link_config(const nlohmann::json& j, const std::filesystem::path& base_dir);
+// Reads and parses a configuration file (the file itself needs no special mode).
+LinkConfig load_link_config(const std::filesystem::path& path);
+
+// The transmit SCI: the configured one, else `link_mac` || port (9.9).
+Sci resolve_sci(const LinkConfig& config, const net::MacAddress& link_mac);
+
+// Builds the SecY with every SA installed and the encoding SA selected.
+// `link_mac` is the MAC the protected frames carry as source (for the SCI
+// when none is configured). Throws LinkConfigError naming the JSON path.
+SecY make_secy(const LinkConfig& config, const net::MacAddress& link_mac);
+
+// "abcd1234": the first 4 octets of SHA-256 of a key, never the key itself.
+std::string key_id(const SecretBytes& key);
+
+}  // namespace layersec::macsec

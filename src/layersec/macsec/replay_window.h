@@ -1,0 +1,64 @@
+// Receive-side PN state of one receive SA (IEEE 802.1AE-2018 10.6.2, 10.6.5,
+// 10.7.8): the next expected PN, the lowest acceptable PN and, for the XPN
+// Cipher Suites, recovery of the 64-bit PN from the 32 transmitted bits.
+//
+// 802.1AE replay protection is a sliding lower bound, not a bitmap:
+//   lowest acceptable PN = max(initial lowest PN, nextPN - replayWindow)
+// A frame whose PN is below it is "late" (discarded when replayProtect is
+// enabled, counted InPktsDelayed otherwise). Frames at or above it are
+// accepted in any order, so with replayWindow > 0 a frame replayed while its
+// PN is still inside the window is accepted again, exactly as the standard
+// specifies; replayWindow = 0 enforces strict order. State advances only
+// through accept(), which the SecY calls after the ICV has verified.
+//
+// XPN recovery (10.6.2, 802.1AEbw): the 32 most significant bits are those
+// of the lowest acceptable PN, plus one if the most significant of its 32
+// least significant bits is set and that bit of the received PN is clear.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+namespace layersec::macsec {
+
+class ReplayWindow {
+ public:
+  // `lowest_pn`: the lowest acceptable PN the SA is installed with (MKA's
+  // "lowest acceptable PN"; 1 for a fresh SA; 0 is raised to 1 since PN 0 is
+  // never used). `window`: replayWindow. `xpn`: 64-bit PN suite.
+  ReplayWindow(bool xpn, std::uint64_t lowest_pn, std::uint32_t window);
+
+  // The full PN of a frame carrying the 32-bit `pn_field`. For 32-bit PN
+  // suites this is the field itself. For XPN, nullopt when the recovered PN
+  // would exceed 2^64-1 (such a frame cannot be valid).
+  [[nodiscard]] std::optional<std::uint64_t> recover(std::uint32_t pn_field) const;
+
+  // True if `pn` is below the lowest acceptable PN (or the SA has received
+  // its last possible PN).
+  [[nodiscard]] bool is_late(std::uint64_t pn) const;
+
+  // Records a frame whose ICV verified: nextPN = max(nextPN, pn + 1) and the
+  // lowest acceptable PN follows it at distance `window`.
+  void accept(std::uint64_t pn);
+
+  // Changes replayWindow (takes effect for the next accepted frame and for
+  // the bound immediately).
+  void set_window(std::uint32_t window);
+
+  [[nodiscard]] std::uint64_t next_pn() const { return next_pn_; }
+  [[nodiscard]] std::uint64_t lowest_pn() const { return lowest_pn_; }
+  [[nodiscard]] std::uint32_t window() const { return window_; }
+  [[nodiscard]] bool xpn() const { return xpn_; }
+  // True once the largest possible PN has been accepted: nothing later can be.
+  [[nodiscard]] bool exhausted() const { return exhausted_; }
+
+ private:
+  void update_lowest();
+  bool xpn_;
+  std::uint32_t window_;
+  std::uint64_t next_pn_;
+  std::uint64_t lowest_pn_;
+  bool exhausted_ = false;
+};
+
+}  // namespace layersec::macsec

@@ -1,0 +1,278 @@
+// MACsec Security Entity (SecY), IEEE 802.1AE-2018 clause 10, sans-I/O.
+//
+// A SecY owns one transmit Secure Channel (four transmit SAs, AN 0..3, one of
+// which is the encoding SA) and any number of receive SCs keyed by SCI, each
+// with up to four receive SAs. It turns frames into frames:
+//
+//   protect(frame, out)   uncontrolled-port frame  -> secure frame   (10.5)
+//   validate(frame)       secure frame (in place)  -> delivered frame (10.6)
+//
+// Frames are complete Ethernet frames without FCS: DA, SA, then the MSDU
+// (EtherType onward), optionally with 802.1Q tags. Nothing on these two
+// paths allocates, logs, reads a clock or looks anything up by string; the
+// cipher contexts are built when an SA is installed. A link adapter (TAP,
+// AF_PACKET, the simulated segment) feeds bytes in and sends the bytes out;
+// see docs/macsec.md for the adapter contract.
+//
+// VLAN handling (docs/macsec.md has the exact byte coverage):
+//  - VlanMode::kStandard: 802.1Q tags are part of the MSDU and therefore
+//    inside the Secure Data (encrypted with confidentiality).
+//  - VlanMode::kClearTag: up to two 0x8100/0x88A8 tags directly after SA stay
+//    in clear in front of the SecTAG so a TSN shaper can read the PCP; they
+//    are covered by the ICV only if clear_tags_in_icv is set (default not,
+//    which is what the DPDK/Marvell clear-tag vectors show).
+//
+// Statistics carry the names of the 802.1AE MIB (10.7.8, 10.7.9, 10.7.11,
+// 10.7.14/15, 10.7.18). The object is thread-compatible: one thread at a time.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "layersec/base/bytes.h"
+#include "layersec/base/result.h"
+#include "layersec/macsec/cipher_suite.h"
+#include "layersec/macsec/replay_window.h"
+#include "layersec/macsec/sectag.h"
+
+namespace layersec::macsec {
+
+// validateFrames (10.7.8).
+enum class ValidateFrames : std::uint8_t {
+  kDisabled,  // ICVs of integrity-only frames are not checked; encrypted ones are decrypted
+  kCheck,     // checked and counted; integrity-only frames that fail are still delivered
+  kStrict,    // anything not valid is discarded
+};
+std::string_view to_string(ValidateFrames v);
+
+enum class VlanMode : std::uint8_t { kStandard, kClearTag };
+
+struct SecYConfig {
+  Sci sci;                                   // SCI of the transmit SC
+  CipherSuite suite = CipherSuite::kGcmAes128;
+  bool protect_frames = true;                // protectFrames (10.7.17): false sends frames untagged
+  bool confidentiality = true;               // E=C=1; false: integrity only (E=C=0)
+  std::uint8_t confidentiality_offset = 0;   // 0, 30 or 50 octets of User Data left in clear
+  bool include_sci = true;                   // alwaysIncludeSCI: SC bit and explicit SCI
+  bool use_es = false;                       // useES: ES bit when the SCI is not sent
+  ValidateFrames validate_frames = ValidateFrames::kStrict;
+  bool replay_protect = true;                // replayProtect (10.7.8)
+  std::uint32_t replay_window = 0;           // replayWindow
+  VlanMode vlan_mode = VlanMode::kStandard;
+  bool clear_tags_in_icv = false;            // clear-tag mode: tags covered by the ICV
+  // Largest secure frame (without FCS) the transmit path may emit; longer
+  // ones are discarded and counted OutPktsTooLong. 0: no limit.
+  std::size_t max_frame_size = 0;
+  // When the encoding SA's next PN reaches this value new_sa_needed() turns
+  // true so key agreement can install the next SA before exhaustion.
+  // 0: three quarters of the PN space.
+  std::uint64_t pn_rekey_threshold = 0;
+};
+
+// 802.1AE MIB counters (ieee8021SecY*Stats). Receive counters are per SecY
+// here (the MIB also keeps them per receive SC/SA; the sums are these).
+struct SecYStats {
+  std::uint64_t InPktsOK = 0;          // valid, PN in window
+  std::uint64_t InPktsInvalid = 0;     // not valid, Check mode, C clear: delivered
+  std::uint64_t InPktsNotValid = 0;    // not valid, Strict or C set: discarded
+  std::uint64_t InPktsLate = 0;        // PN below lowest acceptable PN, replayProtect: discarded
+  std::uint64_t InPktsNoSCI = 0;       // unknown SCI, Strict or C set: discarded
+  std::uint64_t InPktsUnknownSCI = 0;  // unknown SCI, not Strict and C clear: delivered
+  std::uint64_t InPktsNoSA = 0;        // no usable SA (UnknownSCI + UnusedSA), delivered
+  std::uint64_t InPktsNotUsingSA = 0;  // SA not in use, Strict or C set: discarded
+  std::uint64_t InPktsUnusedSA = 0;    // SA not in use, not Strict and C clear: delivered
+  std::uint64_t InPktsUnchecked = 0;   // validateFrames Disabled, C clear: delivered unchecked
+  std::uint64_t InPktsDelayed = 0;     // valid, PN late, replayProtect off: delivered
+  std::uint64_t InPktsNoTag = 0;       // no SecTAG, Strict: discarded
+  std::uint64_t InPktsBadTag = 0;      // invalid SecTAG, PN 0 or bad lengths: discarded
+  std::uint64_t InPktsUntagged = 0;    // no SecTAG, not Strict: delivered
+  std::uint64_t InOctetsValidated = 0; // User Data octets of valid integrity-only frames
+  std::uint64_t InOctetsDecrypted = 0; // User Data octets of valid encrypted frames
+  std::uint64_t OutPktsProtected = 0;  // integrity-only frames sent
+  std::uint64_t OutPktsEncrypted = 0;  // encrypted frames sent
+  std::uint64_t OutPktsUntagged = 0;   // protectFrames false: sent without SecTAG
+  std::uint64_t OutPktsTooLong = 0;    // secure frame would exceed max_frame_size: discarded
+  std::uint64_t OutOctetsProtected = 0;  // User Data octets sent integrity-protected in clear
+  std::uint64_t OutOctetsEncrypted = 0;  // User Data octets sent encrypted
+
+  // Calls fn(name, value) for every counter in the order above.
+  void for_each(const std::function<void(std::string_view, std::uint64_t)>& fn) const;
+  bool operator==(const SecYStats&) const = default;
+};
+
+// Why an SA/SC management call failed (configuration time).
+enum class SaError : std::uint8_t {
+  kBadAn,           // AN > 3
+  kBadKey,          // SAK size does not match the suite
+  kBackend,         // cipher context could not be built
+  kNoSuchSa,        // no SA installed at that AN
+  kNoSuchSc,        // no receive SC with that SCI
+  kScExists,        // receive SC already present
+  kEncodingSaBusy,  // cannot replace the SA that is currently transmitting
+  kBadPn,           // next PN 0 or beyond the suite's PN space
+};
+std::string_view to_string(SaError e);
+
+// Why protect() produced no frame.
+enum class ProtectError : std::uint8_t {
+  kFrameTooShort,   // fewer than DA + SA + EtherType
+  kBufferTooSmall,  // `out` cannot hold the secure frame
+  kTooLong,         // longer than max_frame_size (counted OutPktsTooLong)
+  kNoTransmitSa,    // no encoding SA installed or it is not enabled
+  kPnExhausted,     // the encoding SA used its last PN: install a new SA (never wraps)
+  kSourceNotSci,    // ES without SCI but the frame's SA is not the SCI's address
+  kCipher,          // crypto back end failure (the PN is consumed anyway)
+};
+std::string_view to_string(ProtectError e);
+
+// Why validate() discarded a frame; each maps to the counter named.
+enum class ReceiveDrop : std::uint8_t {
+  kNoTag,       // InPktsNoTag
+  kBadTag,      // InPktsBadTag (see last_sectag_error())
+  kNoSci,       // InPktsNoSCI
+  kNotUsingSa,  // InPktsNotUsingSA
+  kLate,        // InPktsLate
+  kNotValid,    // InPktsNotValid
+};
+std::string_view to_string(ReceiveDrop d);
+
+// How a delivered frame was classified; each maps to the counter named.
+enum class Disposition : std::uint8_t {
+  kOk,          // InPktsOK: verified
+  kDelayed,     // InPktsDelayed: verified, PN late (replayProtect off)
+  kInvalid,     // InPktsInvalid: ICV failed, validateFrames Check, integrity only
+  kUnchecked,   // InPktsUnchecked: validateFrames Disabled, integrity only
+  kUntagged,    // InPktsUntagged: no SecTAG, not Strict (frame unchanged)
+  kUnknownSci,  // InPktsUnknownSCI: not Strict, integrity only, not verified
+  kUnusedSa,    // InPktsUnusedSA: not Strict, integrity only, not verified
+};
+std::string_view to_string(Disposition d);
+
+struct Received {
+  // The delivered frame (DA, SA, clear tags if any, MSDU), a view into the
+  // buffer passed to validate(); SecTAG and ICV removed.
+  ByteSpan frame;
+  Disposition disposition = Disposition::kOk;
+  Sci sci{};
+  std::uint8_t an = 0;
+  std::uint64_t pn = 0;  // recovered 64-bit PN for XPN suites
+  // True only when the ICV verified (kOk, kDelayed). Everything else was
+  // delivered because validateFrames is not Strict.
+  [[nodiscard]] bool verified() const {
+    return disposition == Disposition::kOk || disposition == Disposition::kDelayed;
+  }
+};
+
+struct TxSaStatus {
+  bool installed = false;
+  bool enabled = false;
+  bool exhausted = false;
+  std::uint64_t next_pn = 0;
+};
+
+struct RxSaStatus {
+  bool installed = false;
+  bool enabled = false;
+  std::uint64_t next_pn = 0;
+  std::uint64_t lowest_pn = 0;
+};
+
+namespace detail {
+// One transmit SA: its cipher context and PN state (10.7.22).
+struct TxSa {
+  SaCipher cipher;
+  bool enabled = true;
+  bool exhausted = false;
+  std::uint64_t next_pn = 1;
+};
+// One receive SA: its cipher context and receive PN state (10.7.14).
+struct RxSa {
+  SaCipher cipher;
+  ReplayWindow window;
+  bool enabled = true;
+};
+struct RxSc {
+  Sci sci;
+  std::array<std::optional<RxSa>, 4> sas;
+};
+}  // namespace detail
+
+class SecY {
+ public:
+  // Throws std::invalid_argument for an inconsistent configuration
+  // (start-up only): offset not 0/30/50, useES with SCI port != 1.
+  explicit SecY(SecYConfig config);
+  SecY(SecY&&) noexcept;
+  SecY& operator=(SecY&&) noexcept;
+  ~SecY();
+
+  [[nodiscard]] const SecYConfig& config() const { return config_; }
+  [[nodiscard]] const SecYStats& stats() const { return stats_; }
+  // Changing replayProtect/replayWindow/validateFrames at run time is allowed.
+  void set_validate_frames(ValidateFrames v) { config_.validate_frames = v; }
+  void set_replay_protect(bool on, std::uint32_t window);
+
+  // ---- transmit SC (10.7.21, 10.7.22); configuration time ----
+  // Installs (or replaces) transmit SA `an` with its own AES-GCM context.
+  // The SA starts enabled with next PN `next_pn` (>= 1). Replacing the
+  // encoding SA is refused; switch encoding SA first.
+  [[nodiscard]] Status<SaError> install_tx_sa(std::uint8_t an, const SaKeys& keys,
+                                              std::uint64_t next_pn = 1);
+  // Makes `an` the encoding SA (AN rotation). The SA must be installed.
+  [[nodiscard]] Status<SaError> set_encoding_sa(std::uint8_t an);
+  [[nodiscard]] Status<SaError> remove_tx_sa(std::uint8_t an);
+  [[nodiscard]] std::uint8_t encoding_an() const { return encoding_an_; }
+  [[nodiscard]] TxSaStatus tx_sa_status(std::uint8_t an) const;
+  // True when the encoding SA is exhausted or past pn_rekey_threshold, or no
+  // encoding SA is installed: key agreement must install and switch to a new
+  // SA. Transmission stops at exhaustion; the PN never wraps.
+  [[nodiscard]] bool new_sa_needed() const;
+
+  // ---- receive SCs (10.7.12, 10.7.13); configuration time ----
+  [[nodiscard]] Status<SaError> add_rx_sc(Sci sci);
+  [[nodiscard]] Status<SaError> remove_rx_sc(Sci sci);
+  // Installs (or replaces) receive SA `an` of SC `sci`, enabled, accepting
+  // PNs from `lowest_pn` on.
+  [[nodiscard]] Status<SaError> install_rx_sa(Sci sci, std::uint8_t an, const SaKeys& keys,
+                                              std::uint64_t lowest_pn = 1);
+  [[nodiscard]] Status<SaError> enable_rx_sa(Sci sci, std::uint8_t an, bool enabled);
+  [[nodiscard]] Status<SaError> remove_rx_sa(Sci sci, std::uint8_t an);
+  [[nodiscard]] RxSaStatus rx_sa_status(Sci sci, std::uint8_t an) const;
+  [[nodiscard]] std::size_t rx_sc_count() const { return rx_scs_.size(); }
+
+  // ---- data path ----
+  // 10.5: protects `frame` with the encoding SA into `out`, which must not
+  // overlap `frame` and needs frame.size() + 32 octets (24 without SCI).
+  // Returns the secure frame's length. The PN is consumed before the cipher
+  // runs, so it is never reused even if the back end fails.
+  [[nodiscard]] Result<std::size_t, ProtectError> protect(ByteSpan frame, MutableByteSpan out);
+
+  // 10.6: validates the frame in `frame` in place (decrypting it) and returns
+  // the frame to deliver to the controlled port as a view into the same
+  // buffer, or the reason it was discarded. Every call increments exactly one
+  // of the In* packet counters.
+  [[nodiscard]] Result<Received, ReceiveDrop> validate(MutableByteSpan frame);
+
+  // The SecTAG error behind the most recent kBadTag drop.
+  [[nodiscard]] SecTagError last_sectag_error() const { return last_sectag_error_; }
+
+ private:
+  detail::RxSc* find_rx_sc(Sci sci);
+  const detail::RxSc* find_rx_sc(Sci sci) const;
+  Received deliver_stripped(MutableByteSpan frame, const SecureFrameView& v, Disposition d);
+
+  SecYConfig config_;
+  SecYStats stats_;
+  std::uint64_t rekey_threshold_ = 0;
+  std::array<std::optional<detail::TxSa>, 4> tx_sas_;
+  std::uint8_t encoding_an_ = 0;
+  std::vector<detail::RxSc> rx_scs_;  // sorted by SCI
+  SecTagError last_sectag_error_ = SecTagError::kTooShort;
+};
+
+}  // namespace layersec::macsec

@@ -1,0 +1,326 @@
+#include "layersec/net/sim.h"
+
+#include <algorithm>
+#include <cassert>
+#include <memory>
+
+namespace layersec::net {
+
+// ---------------------------------------------------------------- SimRng
+
+namespace {
+std::uint64_t splitmix64(std::uint64_t& x) {
+  std::uint64_t z = (x += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+}  // namespace
+
+SimRng::SimRng(std::uint64_t seed) {
+  for (auto& s : s_) s = splitmix64(seed);
+}
+
+std::uint64_t SimRng::next_u64() {
+  const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
+  const std::uint64_t t = s_[1] << 17;
+  s_[2] ^= s_[0];
+  s_[3] ^= s_[1];
+  s_[1] ^= s_[2];
+  s_[0] ^= s_[3];
+  s_[2] ^= t;
+  s_[3] = rotl(s_[3], 45);
+  return result;
+}
+
+std::uint64_t SimRng::uniform(std::uint64_t n) {
+  if (n == 0) return 0;
+  // Rejection sampling removes the modulo bias.
+  const std::uint64_t limit = UINT64_MAX - UINT64_MAX % n;
+  std::uint64_t v;
+  do {
+    v = next_u64();
+  } while (v >= limit);
+  return v % n;
+}
+
+Duration SimRng::uniform_duration(Duration lo, Duration hi) {
+  if (hi <= lo) return lo;
+  const auto span = static_cast<std::uint64_t>(hi.ns() - lo.ns());
+  return lo + Duration::nanoseconds(static_cast<std::int64_t>(span == UINT64_MAX ? next_u64() : uniform(span + 1)));
+}
+
+bool SimRng::bernoulli(double p) {
+  if (p <= 0.0) return false;
+  if (p >= 1.0) return true;
+  // 53 random bits as a double in [0, 1).
+  const double u = static_cast<double>(next_u64() >> 11) * (1.0 / 9007199254740992.0);
+  return u < p;
+}
+
+// ---------------------------------------------------------------- Simulator
+
+Simulator::Simulator(std::uint64_t seed, TimePoint start) : now_(start), rng_(seed) {}
+
+EventId Simulator::schedule_at(TimePoint t, Callback cb) {
+  EventId id{std::max(t, now_), next_seq_++};
+  events_.emplace(id, std::move(cb));
+  return id;
+}
+
+bool Simulator::cancel(EventId id) { return events_.erase(id) != 0; }
+
+bool Simulator::step() {
+  if (events_.empty()) return false;
+  auto it = events_.begin();
+  now_ = it->first.time;
+  Callback cb = std::move(it->second);
+  events_.erase(it);
+  cb();
+  return true;
+}
+
+std::size_t Simulator::run_until(TimePoint t) {
+  std::size_t n = 0;
+  while (!events_.empty() && events_.begin()->first.time <= t) {
+    step();
+    ++n;
+  }
+  if (t > now_) now_ = t;
+  return n;
+}
+
+std::size_t Simulator::run_until_idle(std::size_t max_events) {
+  std::size_t n = 0;
+  while (n < max_events && step()) ++n;
+  return n;
+}
+
+std::optional<TimePoint> Simulator::next_event_time() const {
+  if (events_.empty()) return std::nullopt;
+  return events_.begin()->first.time;
+}
+
+// ---------------------------------------------------------------- FrameShim
+
+bool FrameShim::send_frame(ByteSpan frame) {
+  if (!lower_) return false;
+  buffer_.assign(frame.begin(), frame.end());
+  if (outbound_ && !outbound_(buffer_)) {
+    ++outbound_drops_;
+    return false;
+  }
+  return lower_->send_frame(buffer_);
+}
+
+void FrameShim::on_frame(ByteSpan frame) {
+  if (!upper_) return;
+  // A local copy: the upper layer may send (and so reuse buffer_) from
+  // inside its receive callback.
+  std::vector<std::uint8_t> copy(frame.begin(), frame.end());
+  if (inbound_ && !inbound_(copy)) {
+    ++inbound_drops_;
+    return;
+  }
+  upper_->on_frame(copy);
+}
+
+// ---------------------------------------------------------------- Segment
+
+std::size_t wire_bytes(std::size_t frame_size) {
+  return std::max(frame_size, kEthernetMinFrameSize) + 4 + 8 + 12;
+}
+
+class Segment::Port final : public FrameSender {
+ public:
+  Port(Segment& seg, PortId id, LinkConfig link, FrameReceiver* rx) : seg_(seg), id_(id), link(link), receiver(rx) {}
+  bool send_frame(ByteSpan frame) override { return seg_.endpoint_send(id_, frame); }
+
+  Segment& seg_;
+  PortId id_;
+  LinkConfig link;
+  FrameReceiver* receiver;
+  PortProcessor* processor = nullptr;
+  Direction up;    // endpoint -> switch
+  Direction down;  // switch -> endpoint
+  PortStats stats;
+};
+
+Segment::Segment(Simulator& sim, SegmentConfig config) : sim_(sim), config_(config) {}
+
+Segment::~Segment() {
+  // Events still queued in the simulator hold a weak reference to this
+  // segment through alive_ and become no-ops.
+  *alive_ = false;
+  for (Port* p : ports_) delete p;
+}
+
+PortId Segment::add_port(LinkConfig link, FrameReceiver* receiver) {
+  const auto id = static_cast<PortId>(ports_.size());
+  ports_.push_back(new Port(*this, id, link, receiver));
+  return id;
+}
+
+void Segment::set_receiver(PortId port, FrameReceiver* receiver) { ports_.at(port)->receiver = receiver; }
+
+FrameSender& Segment::sender(PortId port) { return *ports_.at(port); }
+
+void Segment::add_hook(SwitchHook* hook) { hooks_.push_back(hook); }
+void Segment::remove_hook(SwitchHook* hook) { std::erase(hooks_, hook); }
+void Segment::add_tap(FrameRecorder* tap, TapPoint point) { taps_.emplace_back(tap, point); }
+void Segment::set_port_processor(PortId port, PortProcessor* processor) { ports_.at(port)->processor = processor; }
+
+void Segment::remove_tap(FrameRecorder* tap) {
+  std::erase_if(taps_, [tap](const auto& t) { return t.first == tap; });
+}
+
+std::optional<PortId> Segment::lookup(const MacAddress& mac) const {
+  auto it = mac_table_.find(mac);
+  if (it == mac_table_.end()) return std::nullopt;
+  return it->second;
+}
+
+const PortStats& Segment::port_stats(PortId port) const { return ports_.at(port)->stats; }
+
+bool Segment::transmit(PortId port, Direction& dir, Frame frame, std::function<void(Frame)> arrive) {
+  const LinkConfig& link = ports_[port]->link;
+  const TimePoint now = sim_.now();
+  while (!dir.in_queue.empty() && dir.in_queue.front() <= now) dir.in_queue.pop_front();
+  if (dir.in_queue.size() >= link.queue_frames) return false;
+  Duration serialization = Duration::zero();
+  if (link.bandwidth_bps != 0) {
+    const std::uint64_t bits = wire_bytes(frame.size()) * 8;
+    serialization = Duration::nanoseconds(static_cast<std::int64_t>(bits * 1'000'000'000ull / link.bandwidth_bps));
+  }
+  const TimePoint start = std::max(now, dir.busy_until);
+  const TimePoint done = start + serialization;
+  dir.busy_until = done;
+  dir.in_queue.push_back(done);
+  std::weak_ptr<bool> alive = alive_;
+  sim_.schedule_at(done + link.latency, [alive, f = std::move(frame), arrive = std::move(arrive)]() mutable {
+    if (auto a = alive.lock(); a && *a) arrive(std::move(f));
+  });
+  return true;
+}
+
+bool Segment::endpoint_send(PortId port, ByteSpan frame) {
+  Port& p = *ports_[port];
+  if (frame.size() < kEthernetHeaderSize || frame.size() > kEthernetMaxFrameSize) {
+    ++p.stats.tx_rejected;
+    return false;
+  }
+  Frame copy(frame.begin(), frame.end());
+  if (!transmit(port, p.up, std::move(copy), [this, port](Frame f) { switch_ingress(port, std::move(f)); })) {
+    ++p.stats.tx_queue_drops;
+    return false;
+  }
+  ++p.stats.tx_frames;
+  p.stats.tx_bytes += frame.size();
+  return true;
+}
+
+void Segment::switch_ingress(PortId ingress, Frame frame) {
+  ++stats_.frames_in;
+  for (auto& [tap, point] : taps_)
+    if (point == TapPoint::kIngress) tap->record(sim_.now(), frame);
+  if (PortProcessor* proc = ports_[ingress]->processor) {
+    if (!proc->on_ingress(ingress, frame) || frame.size() < kEthernetHeaderSize) {
+      ++stats_.port_processor_drops;
+      return;
+    }
+  }
+
+  HookVerdict total;
+  if (!hooks_.empty()) {
+    HookContext ctx{sim_.now(), ingress, ++hook_frames_};
+    // Copy the list: a hook may remove itself or add another.
+    const std::vector<SwitchHook*> hooks = hooks_;
+    for (SwitchHook* h : hooks) {
+      const HookVerdict v = h->on_frame(ctx, frame, *this);
+      if (v.drop) {
+        ++stats_.hook_drops;
+        return;
+      }
+      total.delay += v.delay;
+      total.duplicates += v.duplicates;
+    }
+  }
+  if (frame.size() < kEthernetHeaderSize) {
+    ++stats_.hook_drops;  // a hook truncated it below a header
+    return;
+  }
+  stats_.hook_duplicates += total.duplicates;
+  const Duration delay = total.delay + config_.switching_delay;
+  for (unsigned i = 0; i <= total.duplicates; ++i) {
+    if (delay == Duration::zero()) {
+      switch_forward(ingress, i == total.duplicates ? std::move(frame) : frame);
+    } else {
+      std::weak_ptr<bool> alive = alive_;
+      sim_.schedule_in(delay, [this, alive, ingress, f = frame]() mutable {
+        if (auto a = alive.lock(); a && *a) switch_forward(ingress, std::move(f));
+      });
+    }
+  }
+}
+
+void Segment::inject(PortId ingress, ByteSpan frame, Duration delay) {
+  if (frame.size() < kEthernetHeaderSize || ingress >= ports_.size()) return;
+  ++stats_.injected;
+  std::weak_ptr<bool> alive = alive_;
+  sim_.schedule_in(delay, [this, alive, ingress, f = Frame(frame.begin(), frame.end())]() mutable {
+    if (auto a = alive.lock(); a && *a) switch_forward(ingress, std::move(f));
+  });
+}
+
+void Segment::learn(const MacAddress& src, PortId port) {
+  if (src.is_multicast()) return;  // a group address is never a source
+  auto it = mac_table_.find(src);
+  if (it != mac_table_.end()) {
+    it->second = port;  // station moved
+    return;
+  }
+  if (mac_table_.size() < config_.mac_table_limit) mac_table_.emplace(src, port);
+}
+
+void Segment::switch_forward(PortId ingress, Frame frame) {
+  for (auto& [tap, point] : taps_)
+    if (point == TapPoint::kForwarded) tap->record(sim_.now(), frame);
+  MacAddress dst;
+  MacAddress src;
+  std::copy_n(frame.begin(), 6, dst.bytes.begin());
+  std::copy_n(frame.begin() + 6, 6, src.bytes.begin());
+  learn(src, ingress);
+  if (!dst.is_multicast()) {
+    if (auto port = lookup(dst)) {
+      if (*port == ingress) {
+        ++stats_.filtered;
+        return;
+      }
+      ++stats_.forwarded_unicast;
+      deliver(*port, frame);
+      return;
+    }
+  }
+  ++stats_.flooded;
+  for (PortId p = 0; p < ports_.size(); ++p)
+    if (p != ingress) deliver(p, frame);
+}
+
+void Segment::deliver(PortId egress, const Frame& frame) {
+  Port& p = *ports_[egress];
+  Frame copy = frame;
+  if (p.processor && !p.processor->on_egress(egress, copy)) {
+    ++stats_.port_processor_drops;
+    return;
+  }
+  const bool queued = transmit(egress, p.down, std::move(copy), [this, egress](Frame f) {
+    Port& port = *ports_[egress];
+    ++port.stats.rx_frames;
+    port.stats.rx_bytes += f.size();
+    if (port.receiver) port.receiver->on_frame(f);
+  });
+  if (!queued) ++p.stats.rx_queue_drops;
+}
+
+}  // namespace layersec::net

@@ -1,0 +1,46 @@
+// TapDevice: a Linux TAP interface (/dev/net/tun with IFF_TAP | IFF_NO_PI)
+// whose descriptor reads and writes whole Ethernet frames (no FCS). Frames the
+// kernel sends out of the interface are read here; frames written here appear
+// to the kernel as received on it. A user-space MACsec interface sits on one.
+// The interface is not persistent: it disappears when the descriptor closes.
+// Needs CAP_NET_ADMIN. The interface is created down and without addresses.
+#pragma once
+
+#include <string>
+
+#include "layersec/base/bytes.h"
+#include "layersec/base/result.h"
+#include "layersec/net/io.h"
+
+namespace layersec::net {
+
+class TapDevice {
+ public:
+  // Creates a TAP interface in the calling thread's network namespace.
+  // `name` may be empty (the kernel picks tapN) or a pattern such as "lsec%d".
+  static Result<TapDevice, IoError> open(const std::string& name = "", bool nonblocking = true,
+                                         int* error_number = nullptr);
+  TapDevice(TapDevice&&) noexcept = default;
+  TapDevice& operator=(TapDevice&&) noexcept = default;
+
+  [[nodiscard]] const std::string& name() const { return name_; }
+  [[nodiscard]] int fd() const { return fd_.get(); }
+  [[nodiscard]] int last_errno() const { return errno_; }
+
+  // One frame the kernel transmitted on the interface; kWouldBlock when none.
+  // `buffer` must hold the interface MTU plus the Ethernet header and tags
+  // (kEthernetMaxFrameSize at the default MTU); the tun driver does not
+  // report a frame that did not fit, so kBadArgument is returned for a
+  // smaller buffer.
+  Result<std::size_t, IoError> read(MutableByteSpan buffer);
+  // Hands one frame to the kernel as received on the interface.
+  Result<std::size_t, IoError> write(ByteSpan frame);
+
+ private:
+  TapDevice() = default;
+  UniqueFd fd_;
+  std::string name_;
+  int errno_ = 0;
+};
+
+}  // namespace layersec::net

@@ -1,0 +1,121 @@
+// SecOC engine configuration, with the AUTOSAR parameter names, and its JSON
+// form. Loading errors are start-up errors: ConfigError carries the JSON path
+// of the offending value ("$.rxPdus[2].authInfoTxLength: ...").
+//
+// JSON (all lengths in bits unless the name says bytes; see docs/secoc.md):
+//   {
+//     "senderId": 1, "tripCounterLength": 16, "resetCounterLength": 16,
+//     "keyRolloverWindowMs": 60000,
+//     "keyGroups": [ {"name": "g", "algorithm": "cmac-aes256"} ],
+//     "syncTx": {"dataId": 65000, "keyGroup": "g", "authInfoTxLength": 64, "periodMs": 1000},
+//     "syncRx": [ {"id": 0, "dataId": 65000, "keyGroup": "g", "authInfoTxLength": 64} ],
+//     "txPdus": [ {"id": 0, "profile": "vendor", "dataId": 256, "keyGroup": "g"} ],
+//     "rxPdus": [ {"id": 0, "profile": "vendor", "dataId": 256, "keyGroup": "g",
+//                  "syncChannel": 0, "freshnessMode": "strict", "window": 32,
+//                  "authenticationVerifyAttempts": 1, "senderId": 1} ]
+//   }
+// Per-PDU overrides: algorithm, authInfoTxLength, freshnessValueLength,
+// freshnessValueTxLength, resetFlagLength, authPduHeaderLength,
+// securedAreaOffset, securedAreaLength. Profile "aead-gcm" (non-standard)
+// must be named explicitly; no default ever selects it.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "layersec/base/time.h"
+#include "layersec/secoc/counter_reconstruction.h"
+#include "layersec/secoc/profile.h"
+
+namespace layersec::secoc {
+
+class ConfigError : public std::runtime_error {
+ public:
+  ConfigError(const std::string& path, const std::string& what)
+      : std::runtime_error(path + ": " + what), path_(path) {}
+  [[nodiscard]] const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+inline constexpr std::uint32_t kMaxPduId = 65535;
+inline constexpr std::uint32_t kDefaultWindow = 32;
+
+struct KeyGroupConfig {
+  std::string name;
+  AuthAlgorithm algorithm = AuthAlgorithm::kCmacAes256;
+};
+
+struct TxPduConfig {
+  std::uint32_t id = 0;
+  std::uint16_t data_id = 0;
+  PduProfile profile;
+  std::uint32_t key_group = 0;
+};
+
+struct RxPduConfig {
+  std::uint32_t id = 0;
+  std::uint16_t data_id = 0;
+  PduProfile profile;
+  std::uint32_t key_group = 0;
+  FreshnessMode mode = FreshnessMode::kStrict;
+  std::uint32_t window = kDefaultWindow;  // W
+  // authenticationVerifyAttempts: candidate FVs tried (1 = Algorithm 1 only;
+  // 2 adds the next reset cycle, for a lost sync message).
+  std::uint8_t verify_attempts = 1;
+  std::uint32_t sync_channel = 0;
+  bool has_sync_channel = false;
+  std::uint16_t sender_id = 0;  // AEAD nonce of the sending node
+};
+
+struct SyncTxConfig {
+  bool enabled = false;
+  std::uint16_t data_id = 0;
+  std::uint32_t key_group = 0;
+  std::uint16_t auth_info_tx_length = 64;
+  Duration period = Duration::seconds(1);  // reset cycle = sync period
+};
+
+struct SyncRxConfig {
+  std::uint32_t id = 0;
+  std::uint16_t data_id = 0;
+  std::uint32_t key_group = 0;
+  std::uint16_t auth_info_tx_length = 64;
+};
+
+struct EngineConfig {
+  std::uint16_t sender_id = 0;
+  std::uint8_t trip_bits = kDefaultTripBits;
+  std::uint8_t reset_bits = kDefaultResetBits;
+  Duration rollover_window = Duration::seconds(60);
+  std::vector<KeyGroupConfig> key_groups;
+  SyncTxConfig sync_tx;
+  std::vector<SyncRxConfig> sync_rx;
+  std::vector<TxPduConfig> tx_pdus;
+  std::vector<RxPduConfig> rx_pdus;
+
+  // Throws ConfigError (path "$...") on the first inconsistency.
+  void validate() const;
+  // Multi-line summary: every PDU's profile with its forgery probability.
+  [[nodiscard]] std::string describe() const;
+};
+
+// Builds a profile by name ("profile1", "profile2", "profile3", "vendor",
+// "custom", "aead-gcm") with the engine's trip/reset widths. Throws
+// ConfigError with `path` on an unknown name.
+PduProfile profile_by_name(const std::string& name, std::uint8_t trip_bits,
+                           std::uint8_t reset_bits, const std::string& path);
+// Rebuilds a layout with the given totals: msg = FVlen - trip - reset - flag.
+FreshnessLayout make_layout(unsigned fv_length, unsigned fv_tx_length, unsigned reset_flag,
+                            std::uint8_t trip_bits, std::uint8_t reset_bits,
+                            const std::string& path);
+
+EngineConfig config_from_json(const nlohmann::json& j);
+EngineConfig load_config_file(const std::string& path);
+
+}  // namespace layersec::secoc

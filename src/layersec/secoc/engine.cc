@@ -1,0 +1,553 @@
+#include "layersec/secoc/engine.h"
+
+#include <cstring>
+#include <stdexcept>
+
+namespace layersec::secoc {
+
+std::string_view to_string(Rejection r) {
+  switch (r) {
+    case Rejection::kMalformed: return "malformed";
+    case Rejection::kUnknownPdu: return "unknown-pdu";
+    case Rejection::kMacMismatch: return "mac-mismatch";
+    case Rejection::kReplay: return "replay";
+    case Rejection::kOutOfWindow: return "out-of-window";
+    case Rejection::kKeyUnknown: return "key-unknown";
+    case Rejection::kBufferTooSmall: return "buffer-too-small";
+    case Rejection::kStateStore: return "state-store";
+  }
+  return "unknown";
+}
+
+std::string_view to_string(ProtectError e) {
+  switch (e) {
+    case ProtectError::kUnknownPdu: return "unknown-pdu";
+    case ProtectError::kKeyUnknown: return "key-unknown";
+    case ProtectError::kBufferTooSmall: return "buffer-too-small";
+    case ProtectError::kPayloadTooLong: return "payload-too-long";
+    case ProtectError::kSecuredAreaOutside: return "secured-area-outside";
+    case ProtectError::kFreshnessExhausted: return "freshness-exhausted";
+    case ProtectError::kCrypto: return "crypto";
+    case ProtectError::kStateStore: return "state-store";
+  }
+  return "unknown";
+}
+
+struct Engine::TxPdu {
+  bool present = false;
+  std::uint16_t data_id = 0;
+  PduProfile profile;
+  std::uint32_t key_group = 0;
+  std::uint64_t msg = 0;  // last MsgCnt used in the current reset cycle
+};
+
+struct Engine::RxPdu {
+  bool present = false;
+  std::uint16_t data_id = 0;
+  PduProfile profile;
+  std::uint32_t key_group = 0;
+  FreshnessMode mode = FreshnessMode::kStrict;
+  std::uint32_t window = kDefaultWindow;
+  std::uint8_t attempts = 1;
+  std::uint32_t channel = 0;
+  std::uint16_t sender_id = 0;
+  TruncatedCounter counter;
+  RxFreshnessState st;
+  ReplayWindow bitmap;
+  VerifyCounters counters;
+};
+
+struct Engine::SyncChannel {
+  bool present = false;
+  std::uint16_t data_id = 0;
+  std::uint32_t key_group = 0;
+  PduProfile profile;
+  bool have = false;  // a (trip, reset) was accepted (or restored)
+  std::uint64_t trip = 0;
+  std::uint64_t reset = 0;
+};
+
+namespace {
+
+constexpr std::uint64_t mask_bits(unsigned bits) {
+  return bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
+}
+
+PduProfile sync_profile(AuthAlgorithm alg, std::uint16_t mac_bits) {
+  PduProfile p;
+  p.kind = ProfileKind::kCustom;
+  p.algorithm = alg;
+  p.auth_info_tx_length = mac_bits;
+  p.freshness = FreshnessLayout{};
+  return p;
+}
+
+std::size_t sync_payload_size(const EngineConfig& c) {
+  return (std::size_t{c.trip_bits} + c.reset_bits + 7) / 8;
+}
+
+bool epoch_less(std::uint64_t t1, std::uint64_t r1, std::uint64_t t2, std::uint64_t r2) {
+  return t1 < t2 || (t1 == t2 && r1 < r2);
+}
+
+// AEAD nonce: DataId(16) || senderId(16) || complete FV(64), big-endian.
+void make_nonce(std::uint16_t data_id, std::uint16_t sender, std::uint64_t fv, std::uint8_t* n) {
+  store_be16(n, data_id);
+  store_be16(n + 2, sender);
+  store_be64(n + 4, fv);
+}
+
+}  // namespace
+
+Status<crypto::CryptoError> compute_authenticator(crypto::Mac& mac, const PduProfile& profile,
+                                                  std::uint16_t data_id, ByteSpan area,
+                                                  std::uint64_t fv, std::uint8_t* tag_out) {
+  std::uint8_t id[2];
+  store_be16(id, data_id);
+  std::uint8_t fvb[8];
+  const std::size_t fvn = encode_fv(profile, fv, fvb);
+  mac.begin();
+  mac.update(ByteSpan(id, 2));
+  mac.update(area);
+  if (fvn) mac.update(ByteSpan(fvb, fvn));
+  const unsigned bits = profile.auth_info_tx_length;
+  const std::size_t n = (bits + 7) / 8;
+  auto st = mac.finish(MutableByteSpan(tag_out, n));
+  if (!st) return st;
+  if (bits % 8) tag_out[n - 1] &= static_cast<std::uint8_t>(0xFF << (8 - bits % 8));
+  return {};
+}
+
+Engine::Engine(EngineConfig config, StateStore& store) : config_(std::move(config)), store_(store) {}
+Engine::~Engine() = default;
+
+Result<std::unique_ptr<Engine>, StartError> Engine::start(EngineConfig config, StateStore& store) {
+  config.validate();
+  auto loaded = store.load();
+  if (!loaded) return Err(StartError::kStateStore);
+  std::unique_ptr<Engine> e(new Engine(std::move(config), store));
+  e->persisted_ = std::move(loaded).value();
+  const EngineConfig& c = e->config_;
+  if (c.trip_bits > 0) {
+    // Trip counter: +1 at every start, durable before the first PDU.
+    if (e->persisted_.tx_trip >= mask_bits(c.trip_bits)) return Err(StartError::kTripExhausted);
+    e->trip_ = e->persisted_.tx_trip + 1;
+    e->persisted_.tx_trip = e->trip_;
+    if (!e->persist().ok()) return Err(StartError::kStateStore);
+  }
+  e->reset_ = 1;
+  for (const auto& g : c.key_groups) e->groups_.emplace_back(g.name, g.algorithm);
+  std::uint32_t max_tx = 0, max_rx = 0, max_ch = 0;
+  for (const auto& p : c.tx_pdus) max_tx = std::max(max_tx, p.id + 1);
+  for (const auto& p : c.rx_pdus) max_rx = std::max(max_rx, p.id + 1);
+  for (const auto& s : c.sync_rx) max_ch = std::max(max_ch, s.id + 1);
+  e->tx_.resize(max_tx);
+  e->rx_.resize(max_rx);
+  e->sync_rx_.resize(max_ch);
+  for (const auto& p : c.tx_pdus) {
+    auto& t = e->tx_[p.id];
+    t.present = true;
+    t.data_id = p.data_id;
+    t.profile = p.profile;
+    t.key_group = p.key_group;
+  }
+  for (const auto& s : c.sync_rx) {
+    auto& ch = e->sync_rx_[s.id];
+    ch.present = true;
+    ch.data_id = s.data_id;
+    ch.key_group = s.key_group;
+    ch.profile = sync_profile(c.key_groups[s.key_group].algorithm, s.auth_info_tx_length);
+    for (const auto& r : e->persisted_.rx) {
+      if (r.channel == s.id) {
+        ch.have = true;
+        ch.trip = r.trip;
+        ch.reset = r.reset;
+      }
+    }
+  }
+  for (const auto& p : c.rx_pdus) {
+    auto& r = e->rx_[p.id];
+    r.present = true;
+    r.data_id = p.data_id;
+    r.profile = p.profile;
+    r.key_group = p.key_group;
+    r.mode = p.mode;
+    r.window = p.window;
+    r.attempts = p.verify_attempts;
+    r.channel = p.sync_channel;
+    r.sender_id = p.sender_id;
+    r.counter.counter_bits = std::max(1U, unsigned{p.profile.freshness.msg_bits});
+    r.counter.lsb_bits = std::max(1U, p.profile.freshness.msg_lower_bits());
+    r.bitmap = ReplayWindow(std::min<std::uint32_t>(p.window, ReplayWindow::kCapacityBits));
+  }
+  if (c.sync_tx.enabled)
+    e->sync_tx_profile_ =
+        sync_profile(c.key_groups[c.sync_tx.key_group].algorithm, c.sync_tx.auth_info_tx_length);
+  return e;
+}
+
+Status<StoreError> Engine::persist() { return store_.save(persisted_); }
+
+Status<KeyError> Engine::install_key(std::uint32_t group, std::uint32_t key_id,
+                                     const SecretBytes& key, TimePoint now) {
+  if (group >= groups_.size()) return Err(KeyError::kUnknownGroup);
+  return groups_[group].install(key_id, key, now, config_.rollover_window);
+}
+
+bool Engine::retire_key(std::uint32_t group, std::uint32_t key_id) {
+  return group < groups_.size() && groups_[group].retire(key_id);
+}
+
+std::uint32_t Engine::group_index(const std::string& name) const {
+  for (std::size_t i = 0; i < groups_.size(); ++i)
+    if (groups_[i].name() == name) return static_cast<std::uint32_t>(i);
+  throw std::invalid_argument("no key group " + name);
+}
+
+Result<std::size_t, ProtectError> Engine::protect(std::uint32_t pdu_id, ByteSpan payload,
+                                                  MutableByteSpan out) {
+  if (pdu_id >= tx_.size() || !tx_[pdu_id].present) return Err(ProtectError::kUnknownPdu);
+  TxPdu& p = tx_[pdu_id];
+  const PduProfile& prof = p.profile;
+  KeySlot& key = groups_[p.key_group].current();
+  if (!key.live) return Err(ProtectError::kKeyUnknown);
+  const std::size_t n = payload.size();
+  const std::size_t hdr = prof.auth_pdu_header_length;
+  const std::size_t total = hdr + n + prof.auth_info_bytes();
+  if (out.size() < total) return Err(ProtectError::kBufferTooSmall);
+  const FreshnessLayout& layout = prof.freshness;
+  FreshnessCounters c;
+  std::uint64_t fv = 0;
+  if (layout.has_freshness()) {
+    if (trip_exhausted_ || p.msg >= layout.max_msg()) return Err(ProtectError::kFreshnessExhausted);
+    c = {trip_, reset_, p.msg + 1};
+    fv = layout.compose(c);
+  }
+  if (hdr != 0 && !write_header(prof, n, out).ok()) return Err(ProtectError::kPayloadTooLong);
+  std::uint8_t* body = out.data() + hdr;
+  if (n != 0 && body != payload.data()) std::memmove(body, payload.data(), n);
+  std::array<std::uint8_t, kMaxTagBytes> tag;
+  if (key.gcm) {
+    std::uint8_t nonce[12];
+    make_nonce(p.data_id, config_.sender_id, fv, nonce);
+    std::uint8_t id[2];
+    store_be16(id, p.data_id);
+    std::uint8_t fvb[8];
+    const std::size_t fvn = encode_fv(prof, fv, fvb);
+    const ByteSpan aad[2] = {ByteSpan(id, 2), ByteSpan(fvb, fvn)};
+    if (!key.gcm->seal(ByteSpan(nonce, 12), std::span<const ByteSpan>(aad, 2),
+                       MutableByteSpan(body, n), MutableByteSpan(tag.data(), prof.auth_info_tx_length / 8u))
+             .ok())
+      return Err(ProtectError::kCrypto);
+  } else {
+    auto area = secured_area(prof, ByteSpan(body, n));
+    if (!area) return Err(ProtectError::kSecuredAreaOutside);
+    if (!compute_authenticator(*key.mac, prof, p.data_id, *area, fv, tag.data()).ok())
+      return Err(ProtectError::kCrypto);
+  }
+  pack_auth_info(prof, fv & FreshnessLayout::mask(layout.tx_bits), tag.data(), body + n);
+  if (layout.has_freshness()) p.msg = c.msg;
+  return total;
+}
+
+Result<std::size_t, Rejection> Engine::reject(RxPdu* pdu, Rejection r) {
+  ++totals_.rejected[static_cast<std::size_t>(r)];
+  if (pdu) ++pdu->counters.rejected[static_cast<std::size_t>(r)];
+  return Err(r);
+}
+
+Result<std::size_t, Rejection> Engine::verify(std::uint32_t pdu_id, ByteSpan secured,
+                                              MutableByteSpan out) {
+  if (pdu_id >= rx_.size() || !rx_[pdu_id].present) return reject(nullptr, Rejection::kUnknownPdu);
+  RxPdu& p = rx_[pdu_id];
+  const PduProfile& prof = p.profile;
+  auto parsed = parse_secured_pdu(prof, secured);
+  if (!parsed) return reject(&p, Rejection::kMalformed);
+  const ByteSpan authentic = parsed->authentic;
+  const std::size_t n = authentic.size();
+  if (out.size() < n) return reject(&p, Rejection::kBufferTooSmall);
+  KeyGroup& group = groups_[p.key_group];
+  if (!group.current().live) return reject(&p, Rejection::kKeyUnknown);
+  ByteSpan area;
+  if (!group.current().gcm) {
+    auto a = secured_area(prof, authentic);
+    if (!a) return reject(&p, Rejection::kMalformed);
+    area = *a;
+  }
+
+  // Candidate FVs, in order (SecOCAuthenticationVerifyAttempts).
+  struct Candidate {
+    FreshnessCounters c;
+    bool next_cycle = false;
+  };
+  std::array<Candidate, 2> cands;
+  int nc = 0;
+  Rejection fallback = Rejection::kMacMismatch;
+  const FreshnessLayout& layout = prof.freshness;
+  if (!layout.has_freshness()) {
+    cands[nc++] = {};
+  } else if (!p.st.synchronised) {
+    fallback = Rejection::kOutOfWindow;
+  } else {
+    const std::uint64_t lower = layout.rx_msg_lower(parsed->truncated_fv);
+    const std::uint64_t flag = layout.rx_reset_flag(parsed->truncated_fv);
+    const std::uint64_t flag_mask = FreshnessLayout::mask(layout.reset_flag_bits);
+    if ((p.st.last.reset & flag_mask) == flag) {
+      const CounterCandidate cc = p.mode == FreshnessMode::kStrict
+                                      ? p.counter.reconstruct_strict(p.st.last.msg, lower, p.window)
+                                      : p.counter.reconstruct_tolerant(p.st.last.msg, lower, p.window);
+      if (cc.kind == Reconstruction::kCandidate) {
+        const auto chk = p.mode == FreshnessMode::kStrict ? ReplayWindow::Check::kNew
+                                                          : p.bitmap.check(cc.value);
+        if (chk == ReplayWindow::Check::kNew) {
+          cands[nc++] = {{p.st.last.trip, p.st.last.reset, cc.value}, false};
+        } else {
+          fallback = chk == ReplayWindow::Check::kDuplicate ? Rejection::kReplay
+                                                            : Rejection::kOutOfWindow;
+        }
+      } else {
+        fallback = cc.kind == Reconstruction::kReplay ? Rejection::kReplay : Rejection::kOutOfWindow;
+      }
+    } else {
+      fallback = Rejection::kOutOfWindow;
+    }
+    if (p.attempts >= 2 && p.st.last.reset < layout.max_reset()) {
+      const std::uint64_t next_reset = p.st.last.reset + 1;
+      if ((next_reset & flag_mask) == flag && lower >= 1 && lower < p.window &&
+          lower <= layout.max_msg())
+        cands[nc++] = {{p.st.last.trip, next_reset, lower}, true};
+    }
+  }
+
+  const unsigned bits = prof.auth_info_tx_length;
+  for (int i = 0; i < nc && i < p.attempts; ++i) {
+    const Candidate& cand = cands[static_cast<std::size_t>(i)];
+    const std::uint64_t fv = layout.has_freshness() ? layout.compose(cand.c) : 0;
+    for (int k = 0; k < 2; ++k) {
+      KeySlot& slot = k == 0 ? group.current() : group.previous();
+      if (!slot.live) continue;
+      bool ok = false;
+      if (slot.gcm) {
+        std::uint8_t nonce[12];
+        make_nonce(p.data_id, p.sender_id, fv, nonce);
+        std::uint8_t id[2];
+        store_be16(id, p.data_id);
+        std::uint8_t fvb[8];
+        const std::size_t fvn = encode_fv(prof, fv, fvb);
+        const ByteSpan aad[2] = {ByteSpan(id, 2), ByteSpan(fvb, fvn)};
+        if (n != 0) std::memmove(out.data(), authentic.data(), n);
+        ok = slot.gcm->open(ByteSpan(nonce, 12), std::span<const ByteSpan>(aad, 2),
+                            MutableByteSpan(out.data(), n), ByteSpan(parsed->tag.data(), bits / 8))
+                 .ok();
+      } else {
+        std::array<std::uint8_t, kMaxTagBytes> tag;
+        if (compute_authenticator(*slot.mac, prof, p.data_id, area, fv, tag.data()).ok())
+          ok = crypto::ct_equal_bits(ByteSpan(tag.data(), (bits + 7) / 8),
+                                     ByteSpan(parsed->tag.data(), (bits + 7) / 8), bits);
+        if (ok && n != 0 && out.data() != authentic.data())
+          std::memmove(out.data(), authentic.data(), n);
+      }
+      if (!ok) continue;
+      // Verified: only now does the freshness state advance.
+      if (layout.has_freshness()) {
+        if (cand.next_cycle) {
+          p.st.last = cand.c;
+          p.bitmap.reset(0);
+          p.bitmap.accept(cand.c.msg);
+          ++p.counters.accepted_next_cycle;
+          ++totals_.accepted_next_cycle;
+        } else if (p.mode == FreshnessMode::kStrict) {
+          p.st.last.msg = cand.c.msg;
+        } else {
+          p.bitmap.accept(cand.c.msg);
+          p.st.last.msg = p.bitmap.highest();
+        }
+      }
+      ++p.counters.accepted;
+      ++totals_.accepted;
+      if (k == 1) {
+        ++p.counters.accepted_previous_key;
+        ++totals_.accepted_previous_key;
+      }
+      return n;
+    }
+  }
+  return reject(&p, nc > 0 && fallback == Rejection::kMacMismatch ? Rejection::kMacMismatch
+                                                                     : fallback);
+}
+
+std::size_t Engine::sync_message_size() const {
+  return sync_payload_size(config_) + sync_tx_profile_.auth_info_bytes();
+}
+
+Status<ProtectError> Engine::start_reset_cycle() {
+  if (trip_exhausted_) return Err(ProtectError::kFreshnessExhausted);
+  if (reset_ >= mask_bits(config_.reset_bits)) {
+    if (config_.trip_bits == 0 || trip_ >= mask_bits(config_.trip_bits)) {
+      trip_exhausted_ = true;  // the whole FV space is used: a new key is required
+      return Err(ProtectError::kFreshnessExhausted);
+    }
+    persisted_.tx_trip = trip_ + 1;
+    if (!persist().ok()) {
+      persisted_.tx_trip = trip_;
+      return Err(ProtectError::kStateStore);
+    }
+    ++trip_;
+    reset_ = 1;
+  } else {
+    ++reset_;
+  }
+  for (auto& t : tx_) t.msg = 0;
+  return {};
+}
+
+Result<std::size_t, ProtectError> Engine::build_sync(MutableByteSpan out) {
+  const std::size_t m = sync_payload_size(config_);
+  const std::size_t total = sync_message_size();
+  if (out.size() < total) return Err(ProtectError::kBufferTooSmall);
+  KeySlot& key = groups_[config_.sync_tx.key_group].current();
+  if (!key.live) return Err(ProtectError::kKeyUnknown);
+  // Payload: TripCnt || ResetCnt, MSB-first, zero-padded (EasyXMen CDD_FVM).
+  const unsigned tb = config_.trip_bits, rb = config_.reset_bits;
+  const std::uint64_t v = ((trip_ << rb) | reset_) << (8 * m - tb - rb);
+  for (std::size_t i = 0; i < m; ++i) out[i] = static_cast<std::uint8_t>(v >> (8 * (m - 1 - i)));
+  std::array<std::uint8_t, kMaxTagBytes> tag;
+  if (!compute_authenticator(*key.mac, sync_tx_profile_, config_.sync_tx.data_id,
+                             ByteSpan(out.data(), m), 0, tag.data())
+           .ok())
+    return Err(ProtectError::kCrypto);
+  pack_auth_info(sync_tx_profile_, 0, tag.data(), out.data() + m);
+  return total;
+}
+
+Result<Engine::PollResult, ProtectError> Engine::poll(TimePoint now, MutableByteSpan sync_out) {
+  PollResult r;
+  for (auto& g : groups_) {
+    g.expire(now);
+    if (g.previous().live && g.previous().expires < r.next_deadline)
+      r.next_deadline = g.previous().expires;
+  }
+  if (config_.sync_tx.enabled) {
+    if (!sync_started_) {
+      // Start-up sync: announce (trip, reset=1) as early as possible.
+      auto s = build_sync(sync_out);
+      if (!s) return Err(s.error());
+      r.sync_bytes = *s;
+      sync_started_ = true;
+      next_sync_ = now + config_.sync_tx.period;
+    } else if (now >= next_sync_) {
+      auto st = start_reset_cycle();
+      if (!st) return Err(st.error());
+      auto s = build_sync(sync_out);
+      if (!s) return Err(s.error());
+      r.sync_bytes = *s;
+      next_sync_ = next_sync_ + config_.sync_tx.period;
+      if (next_sync_ <= now) next_sync_ = now + config_.sync_tx.period;
+    }
+    if (next_sync_ < r.next_deadline) r.next_deadline = next_sync_;
+  }
+  return r;
+}
+
+Status<Rejection> Engine::handle_sync(std::uint32_t channel, ByteSpan message) {
+  if (channel >= sync_rx_.size() || !sync_rx_[channel].present) return Err(Rejection::kUnknownPdu);
+  SyncChannel& ch = sync_rx_[channel];
+  auto parsed = parse_secured_pdu(ch.profile, message);
+  const std::size_t m = sync_payload_size(config_);
+  if (!parsed || parsed->authentic.size() != m) return Err(Rejection::kMalformed);
+  const unsigned tb = config_.trip_bits, rb = config_.reset_bits;
+  std::uint64_t v = 0;
+  for (std::size_t i = 0; i < m; ++i) v = (v << 8) | parsed->authentic[i];
+  const unsigned pad = static_cast<unsigned>(8 * m - tb - rb);
+  if ((v & mask_bits(pad)) != 0) return Err(Rejection::kMalformed);
+  v >>= pad;
+  const std::uint64_t trip = (v >> rb) & mask_bits(tb);
+  const std::uint64_t reset = v & mask_bits(rb);
+  KeyGroup& group = groups_[ch.key_group];
+  if (!group.current().live) return Err(Rejection::kKeyUnknown);
+  const unsigned bits = ch.profile.auth_info_tx_length;
+  bool ok = false;
+  for (int k = 0; k < 2 && !ok; ++k) {
+    KeySlot& slot = k == 0 ? group.current() : group.previous();
+    if (!slot.live || !slot.mac) continue;
+    std::array<std::uint8_t, kMaxTagBytes> tag;
+    if (compute_authenticator(*slot.mac, ch.profile, ch.data_id, parsed->authentic, 0, tag.data()).ok())
+      ok = crypto::ct_equal_bits(ByteSpan(tag.data(), (bits + 7) / 8),
+                                 ByteSpan(parsed->tag.data(), (bits + 7) / 8), bits);
+  }
+  if (!ok) return Err(Rejection::kMacMismatch);
+  if (ch.have && !epoch_less(ch.trip, ch.reset, trip, reset)) return Err(Rejection::kReplay);
+  // Persist the new floor before acting on it.
+  PersistedState next = persisted_;
+  bool found = false;
+  for (auto& r : next.rx) {
+    if (r.channel == channel) {
+      r.trip = trip;
+      r.reset = reset;
+      found = true;
+    }
+  }
+  if (!found) next.rx.push_back({channel, trip, reset});
+  if (!store_.save(next).ok()) return Err(Rejection::kStateStore);
+  persisted_ = std::move(next);
+  ch.have = true;
+  ch.trip = trip;
+  ch.reset = reset;
+  for (auto& p : rx_) {
+    if (!p.present || p.channel != channel || !p.profile.freshness.has_freshness()) continue;
+    if (!p.st.synchronised || epoch_less(p.st.last.trip, p.st.last.reset, trip, reset)) {
+      p.st.synchronised = true;
+      p.st.last = {trip, reset, 0};
+      p.bitmap.reset(0);
+    }
+  }
+  return {};
+}
+
+std::string Engine::describe() const {
+  std::string out = config_.describe();
+  for (const auto& g : groups_) {
+    out += "  keys of group " + g.name() + ": ";
+    out += g.current().live ? "current id " + std::to_string(g.current().key_id) : "no key";
+    if (g.previous().live) out += ", previous id " + std::to_string(g.previous().key_id) + " (rollover)";
+    out += "\n";
+  }
+  out += "  sender freshness: trip " + std::to_string(trip_) + " reset " + std::to_string(reset_) +
+         (trip_exhausted_ ? " EXHAUSTED (new key required)" : "") + "\n";
+  return out;
+}
+
+bool Engine::set_rx_freshness(std::uint32_t pdu_id, const FreshnessCounters& c) {
+  if (pdu_id >= rx_.size() || !rx_[pdu_id].present) return false;
+  RxPdu& p = rx_[pdu_id];
+  p.st.synchronised = true;
+  p.st.last = c;
+  p.bitmap.reset(c.msg);
+  return true;
+}
+
+RxFreshnessState Engine::rx_freshness(std::uint32_t pdu_id) const {
+  if (pdu_id >= rx_.size() || !rx_[pdu_id].present) return {};
+  return rx_[pdu_id].st;
+}
+
+FreshnessCounters Engine::next_tx_freshness(std::uint32_t pdu_id) const {
+  if (pdu_id >= tx_.size() || !tx_[pdu_id].present) return {};
+  return {trip_, reset_, tx_[pdu_id].msg + 1};
+}
+
+const VerifyCounters& Engine::pdu_counters(std::uint32_t pdu_id) const {
+  static const VerifyCounters kEmpty;
+  if (pdu_id >= rx_.size() || !rx_[pdu_id].present) return kEmpty;
+  return rx_[pdu_id].counters;
+}
+
+const PduProfile* Engine::tx_profile(std::uint32_t pdu_id) const {
+  return pdu_id < tx_.size() && tx_[pdu_id].present ? &tx_[pdu_id].profile : nullptr;
+}
+
+const PduProfile* Engine::rx_profile(std::uint32_t pdu_id) const {
+  return pdu_id < rx_.size() && rx_[pdu_id].present ? &rx_[pdu_id].profile : nullptr;
+}
+
+}  // namespace layersec::secoc

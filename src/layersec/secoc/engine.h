@@ -1,0 +1,209 @@
+// The SecOC engine: protect and verify Secured I-PDUs for a configured set of
+// PDUs, manage per-PDU freshness, sync messages, restarts and keys.
+//
+// Sans-I/O: no sockets, threads or clocks. Time enters through poll(now) and
+// install_key(..., now); persistence through the StateStore interface.
+//
+// Hot path (protect / verify): a dense table indexed by PDU id, contexts
+// built at key installation, caller-owned buffers; no allocation, string
+// lookup, logging or context creation per message.
+//
+// Freshness (per PDU, FV = TripCnt | ResetCnt | MsgCnt [| ResetFlag]):
+//   * Sender: TripCnt is read from the store, incremented and persisted by
+//     start() before any PDU is protected (so a crash never causes FV reuse);
+//     ResetCnt starts at 1 and each periodic sync message starts a new reset
+//     cycle (ResetCnt+1, every MsgCnt back to 0); MsgCnt is incremented
+//     before use (the first PDU of a cycle carries MsgCnt 1). A MsgCnt at its
+//     maximum makes protect() fail with kFreshnessExhausted until the next
+//     reset cycle; an exhausted ResetCnt moves to TripCnt+1 (persisted); an
+//     exhausted TripCnt fails every protect(): the key must be replaced.
+//   * Receiver: per PDU the accepted (trip, reset) epoch and the message
+//     counter state (Algorithm 1 local counter, or a ReplayWindow). A valid
+//     sync message with a newer (trip, reset) rebases every PDU of its
+//     channel to MsgCnt 0: this is how a receiver that fell more than W
+//     behind recovers. State changes only after the MAC has verified.
+//
+// Verification tries candidate FVs in order, up to authenticationVerifyAttempts:
+//   1. the Algorithm-1 / bitmap candidate in the current reset cycle;
+//   2. (attempts >= 2) the first W counters of the next reset cycle, for a
+//      receiver whose sync message was lost.
+// Each candidate is tried with the current key, then with the previous key
+// while a rollover window keeps it live.
+//
+// Non-standard AEAD profile (aead-gcm): AES-GCM seals the Authentic I-PDU
+// in place; nonce = DataId(16) || senderId(16) || complete FV(64), AAD =
+// DataId || complete FV. The same Secured I-PDU framing carries the
+// truncated FV and the (truncated to authInfoTxLength) GCM tag. Nonces never
+// repeat under a key because (DataId, senderId) identify the sending PDU and
+// its FV never repeats (persisted trip counter).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "layersec/base/bytes.h"
+#include "layersec/base/result.h"
+#include "layersec/base/secret.h"
+#include "layersec/base/time.h"
+#include "layersec/secoc/config.h"
+#include "layersec/secoc/key_ring.h"
+#include "layersec/secoc/replay_window.h"
+#include "layersec/secoc/secured_pdu.h"
+#include "layersec/secoc/state_store.h"
+
+namespace layersec::secoc {
+
+// Typed reasons a received Secured I-PDU (or sync message) was dropped.
+enum class Rejection : std::uint8_t {
+  kMalformed,       // too short, bad header length, nonzero padding, secured area outside
+  kUnknownPdu,      // PDU id (or sync channel) not configured for reception
+  kMacMismatch,     // no candidate FV / key produced the received authenticator
+  kReplay,          // FV at or behind the accepted one (or a duplicate in the bitmap)
+  kOutOfWindow,     // FV stale beyond W, ahead by >= W, or receiver not synchronised
+  kKeyUnknown,      // no key installed for the PDU's key group
+  kBufferTooSmall,  // caller's output buffer too small (caller error)
+  kStateStore,      // sync accepted cryptographically but could not be persisted
+};
+inline constexpr std::size_t kRejectionCount = 8;
+std::string_view to_string(Rejection r);
+
+enum class ProtectError : std::uint8_t {
+  kUnknownPdu,
+  kKeyUnknown,
+  kBufferTooSmall,
+  kPayloadTooLong,       // length does not fit authPduHeaderLength
+  kSecuredAreaOutside,   // payload shorter than the configured secured area
+  kFreshnessExhausted,   // MsgCnt at maximum (wait for the next reset cycle) or TripCnt exhausted
+  kCrypto,
+  kStateStore,           // a trip counter bump could not be persisted
+};
+std::string_view to_string(ProtectError e);
+
+enum class StartError : std::uint8_t {
+  kStateStore,     // the store could not be read or written
+  kTripExhausted,  // the persisted trip counter is at its maximum: new key required
+};
+
+// Count of verify() outcomes for one PDU or the whole engine.
+struct VerifyCounters {
+  std::uint64_t accepted = 0;
+  std::uint64_t accepted_previous_key = 0;  // during a key rollover
+  std::uint64_t accepted_next_cycle = 0;    // via candidate 2 (lost sync)
+  std::array<std::uint64_t, kRejectionCount> rejected{};
+  [[nodiscard]] std::uint64_t rejected_for(Rejection r) const {
+    return rejected[static_cast<std::size_t>(r)];
+  }
+};
+
+// Receiver freshness state of one PDU (exposed for tests and diagnostics).
+struct RxFreshnessState {
+  bool synchronised = false;
+  FreshnessCounters last;  // trip, reset of the epoch; msg = last/highest accepted
+};
+
+class Engine {
+ public:
+  // Loads the persisted state, bumps and persists the trip counter, and
+  // builds the PDU tables. `store` must outlive the engine. The config is
+  // validated (ConfigError is thrown for an invalid one).
+  [[nodiscard]] static Result<std::unique_ptr<Engine>, StartError> start(EngineConfig config,
+                                                                         StateStore& store);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // --- keys -------------------------------------------------------------
+  // Installs `key` as the current key of key group `group` (index in the
+  // config); the former current key stays accepted on receive for the
+  // rollover window. The key is copied into the contexts; the caller keeps
+  // and wipes its SecretBytes.
+  [[nodiscard]] Status<KeyError> install_key(std::uint32_t group, std::uint32_t key_id,
+                                             const SecretBytes& key, TimePoint now);
+  // Removes a key early (end of rollover). Returns false if not live.
+  bool retire_key(std::uint32_t group, std::uint32_t key_id);
+  [[nodiscard]] std::uint32_t group_index(const std::string& name) const;  // throws if absent
+
+  // --- hot path ---------------------------------------------------------
+  // Builds the Secured I-PDU for `payload` into `out` (payload may alias the
+  // Authentic I-PDU position of out). Returns the number of bytes written.
+  // On error nothing is consumed (the FV is not advanced).
+  [[nodiscard]] Result<std::size_t, ProtectError> protect(std::uint32_t pdu_id, ByteSpan payload,
+                                                          MutableByteSpan out);
+  // Verifies `secured` and writes the Authentic I-PDU (decrypted for the
+  // AEAD profile) into `out`. Returns its length. A rejection is counted and
+  // leaves the freshness state unchanged (out contents are then unspecified).
+  [[nodiscard]] Result<std::size_t, Rejection> verify(std::uint32_t pdu_id, ByteSpan secured,
+                                                      MutableByteSpan out);
+
+  // --- time and sync ----------------------------------------------------
+  struct PollResult {
+    std::size_t sync_bytes = 0;      // > 0: a sync message was written to sync_out
+    TimePoint next_deadline = TimePoint::max();  // call poll() again no later than this
+  };
+  // Drives time: emits the start-up sync message at the first call and a
+  // periodic one (new reset cycle) whenever the sync deadline has passed,
+  // and expires old keys. sync_out needs sync_message_size() bytes.
+  [[nodiscard]] Result<PollResult, ProtectError> poll(TimePoint now, MutableByteSpan sync_out);
+  [[nodiscard]] std::size_t sync_message_size() const;
+  // Receives a sync message on channel `channel` (syncRx id).
+  [[nodiscard]] Status<Rejection> handle_sync(std::uint32_t channel, ByteSpan message);
+
+  // --- provisioning and introspection -----------------------------------
+  // Sets a receiver's freshness state directly (provisioning, e.g. from a
+  // diagnostic tool or for known-answer tests). Marks the PDU synchronised.
+  [[nodiscard]] bool set_rx_freshness(std::uint32_t pdu_id, const FreshnessCounters& c);
+  [[nodiscard]] RxFreshnessState rx_freshness(std::uint32_t pdu_id) const;
+  // The counters the next protect() of this PDU will use (msg already +1).
+  [[nodiscard]] FreshnessCounters next_tx_freshness(std::uint32_t pdu_id) const;
+  [[nodiscard]] std::uint64_t trip() const { return trip_; }
+  [[nodiscard]] std::uint64_t reset() const { return reset_; }
+  [[nodiscard]] bool needs_rekey() const { return trip_exhausted_; }
+  [[nodiscard]] const VerifyCounters& counters() const { return totals_; }
+  [[nodiscard]] const VerifyCounters& pdu_counters(std::uint32_t pdu_id) const;
+  [[nodiscard]] const EngineConfig& config() const { return config_; }
+  // Configuration summary (profiles, forgery probabilities) plus the live key
+  // ids per key group and the freshness counters. Never prints key material.
+  [[nodiscard]] std::string describe() const;
+  [[nodiscard]] const PduProfile* tx_profile(std::uint32_t pdu_id) const;
+  [[nodiscard]] const PduProfile* rx_profile(std::uint32_t pdu_id) const;
+
+ private:
+  struct TxPdu;
+  struct RxPdu;
+  struct SyncChannel;
+  Engine(EngineConfig config, StateStore& store);
+  Status<ProtectError> start_reset_cycle();
+  Status<StoreError> persist();
+  Result<std::size_t, ProtectError> build_sync(MutableByteSpan out);
+  Result<std::size_t, Rejection> reject(RxPdu* pdu, Rejection r);
+
+  EngineConfig config_;
+  StateStore& store_;
+  PersistedState persisted_;
+  std::vector<KeyGroup> groups_;
+  std::vector<TxPdu> tx_;  // dense, indexed by PDU id
+  std::vector<RxPdu> rx_;  // dense, indexed by PDU id
+  std::vector<SyncChannel> sync_rx_;
+  std::uint64_t trip_ = 0;
+  std::uint64_t reset_ = 1;
+  bool trip_exhausted_ = false;
+  bool sync_started_ = false;
+  TimePoint next_sync_ = TimePoint::max();
+  VerifyCounters totals_;
+  PduProfile sync_tx_profile_;
+};
+
+// MAC over DataToAuthenticator = DataId(16, BE) || secured area || complete
+// FV (SWS_SecOC_00031/00034), fed incrementally; writes ceil(bits/8) bytes of
+// the tag (MSBs, low unused bits cleared) into tag_out.
+[[nodiscard]] Status<crypto::CryptoError> compute_authenticator(crypto::Mac& mac,
+                                                                const PduProfile& profile,
+                                                                std::uint16_t data_id,
+                                                                ByteSpan secured_area,
+                                                                std::uint64_t fv,
+                                                                std::uint8_t* tag_out);
+
+}  // namespace layersec::secoc

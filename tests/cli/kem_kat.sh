@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Known answers through the CLI: every ML-KEM-768 case of the NIST ACVP subset
+# (keyGen from d||z, encapsulation from m, decapsulation incl. implicit
+# rejection) and the RFC 9180 X25519 DHKEM vector, via
+# `layersec kem keygen|encaps|decaps`; plus typed errors for bad input.
+set -euo pipefail
+LAYERSEC=${1:?usage: kem_kat.sh /path/to/layersec}
+HERE=$(cd "$(dirname "$0")" && pwd)
+SRC=${LAYERSEC_SOURCE_DIR:-$HERE/../..}
+VECTORS=${LAYERSEC_VECTORS_DIR:-$SRC/../shared/vectors}
+ACVP=$VECTORS/mlkem/mlkem_acvp_subset.json
+PY=/usr/bin/python3
+[ -f "$ACVP" ] || { echo "FAIL: $ACVP missing"; exit 1; }
+
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+# Writes every ML-KEM-768 case field to $TMP/<kind>_<i>_<field> (lower-case hex).
+"$PY" - "$ACVP" "$TMP" <<'PYEOF'
+import json, sys, os
+doc = json.load(open(sys.argv[1]))
+out = sys.argv[2]
+s = doc["sets"]["ML-KEM-768"]
+for kind in ("keyGen", "encapsulation", "decapsulation"):
+    for i, tc in enumerate(s[kind]):
+        for k, v in tc.items():
+            if isinstance(v, str):
+                open(os.path.join(out, f"{kind}_{i}_{k}"), "w").write(v.lower())
+PYEOF
+
+field() { # field OUTPUT NAME
+  printf '%s\n' "$1" | sed -n "s/^$2: //p"
+}
+expect_eq() { # expect_eq WHAT GOT WANT
+  if [ "$2" != "$3" ]; then echo "FAIL: $1"; echo " got:  ${2:0:80}..."; echo " want: ${3:0:80}..."; exit 1; fi
+}
+
+n=0
+for i in 0 1 2 3 4; do
+  d=$(cat "$TMP/keyGen_${i}_d"); z=$(cat "$TMP/keyGen_${i}_z")
+  out=$("$LAYERSEC" kem keygen --scheme ml-kem-768 --seed "$d$z")
+  expect_eq "keyGen $i ek" "$(field "$out" public_key)" "$(cat "$TMP/keyGen_${i}_ek")"
+  expect_eq "keyGen $i dk" "$(field "$out" private_key)" "$(cat "$TMP/keyGen_${i}_dk")"
+  n=$((n + 1))
+done
+for i in 0 1 2 3 4; do
+  out=$("$LAYERSEC" kem encaps --scheme ml-kem-768 --pk "@$TMP/encapsulation_${i}_ek" --m "$(cat "$TMP/encapsulation_${i}_m")")
+  expect_eq "encapsulation $i c" "$(field "$out" ciphertext)" "$(cat "$TMP/encapsulation_${i}_c")"
+  expect_eq "encapsulation $i k" "$(field "$out" shared_secret)" "$(cat "$TMP/encapsulation_${i}_k")"
+  n=$((n + 1))
+done
+rejections=0
+for i in 0 1 2 3 4; do
+  out=$("$LAYERSEC" kem decaps --scheme ml-kem-768 --sk "@$TMP/decapsulation_${i}_dk" --ct "@$TMP/decapsulation_${i}_c")
+  expect_eq "decapsulation $i ($(cat "$TMP/decapsulation_${i}_reason")) k" "$(field "$out" shared_secret)" "$(cat "$TMP/decapsulation_${i}_k")"
+  grep -q modified "$TMP/decapsulation_${i}_reason" && rejections=$((rejections + 1))
+  n=$((n + 1))
+done
+[ "$rejections" -gt 0 ] || { echo "FAIL: no implicit-rejection case exercised"; exit 1; }
+echo "ok: $n ML-KEM-768 ACVP cases through the CLI ($rejections implicit rejections)"
+
+# RFC 9180 A.1.1 DHKEM(X25519, HKDF-SHA256).
+out=$("$LAYERSEC" kem encaps --scheme x25519 --pk 3948cfe0ad1ddb695d780e59077195da6c56506b027329794ab02bca80815c4d \
+  --seed 52c4a758a802cd8b936eceea314432798d5baf2d7e9235dc084ab1b9cfa2f736)
+expect_eq "x25519 enc" "$(field "$out" ciphertext)" 37fda3567bdbd628e88668c3c8d7e97d1d1253b6d4ea6d44c150f741f1bf4431
+expect_eq "x25519 shared_secret" "$(field "$out" shared_secret)" fe0e18c9f024ce43799ae393c7e8fe8fce9d218875e8227b0187c04e7d2ea1fc
+out=$("$LAYERSEC" kem decaps --scheme x25519 --sk 4612c550263fc8ad58375df3f557aac531d26850903e55a9f23f21d8534e8ac8 \
+  --ct 37fda3567bdbd628e88668c3c8d7e97d1d1253b6d4ea6d44c150f741f1bf4431)
+expect_eq "x25519 decaps" "$(field "$out" shared_secret)" fe0e18c9f024ce43799ae393c7e8fe8fce9d218875e8227b0187c04e7d2ea1fc
+echo "ok: RFC 9180 A.1.1 X25519 DHKEM through the CLI"
+
+# Round trip for every other scheme (random keys; RSA-15360 keygen excluded).
+for scheme in ml-kem-512 ml-kem-1024 ecdh-p256 ecdh-p521 rsa-2048 ntru-ees613ep1 ntru-ees1171ep1 x25519+ml-kem-768; do
+  kp=$("$LAYERSEC" kem keygen --scheme "$scheme")
+  field "$kp" public_key > "$TMP/pk"; field "$kp" private_key > "$TMP/sk"
+  en=$("$LAYERSEC" kem encaps --scheme "$scheme" --pk "@$TMP/pk")
+  field "$en" ciphertext > "$TMP/ct"
+  de=$("$LAYERSEC" kem decaps --scheme "$scheme" --sk "@$TMP/sk" --ct "@$TMP/ct")
+  expect_eq "$scheme round trip" "$(field "$de" shared_secret)" "$(field "$en" shared_secret)"
+done
+echo "ok: keygen/encaps/decaps round trips for the other schemes"
+
+# Typed errors: a ciphertext of the wrong length, an unknown scheme, bad hex.
+if err=$("$LAYERSEC" kem decaps --scheme ml-kem-768 --sk "@$TMP/decapsulation_0_dk" --ct 00112233 2>&1); then
+  echo "FAIL: short ciphertext accepted"; exit 1
+fi
+echo "$err" | grep -q "wrong length" || { echo "FAIL: unexpected error text: $err"; exit 1; }
+if "$LAYERSEC" kem keygen --scheme ml-kem-999 >/dev/null 2>&1; then echo "FAIL: unknown scheme accepted"; exit 1; fi
+if "$LAYERSEC" kem encaps --scheme x25519 --pk zz >/dev/null 2>&1; then echo "FAIL: bad hex accepted"; exit 1; fi
+echo "ok: typed errors for bad input"
