@@ -1,6 +1,8 @@
 // Runs the registered Google Benchmark micro-benchmarks whose names match a
 // filter and pairs every "ours" figure with the "baseline" figure of the same
-// case measured in the same run.
+// case measured in the same run. Figures are thread CPU time per operation
+// (or the benchmark's own manual time), so preemption on a shared machine
+// does not land in one side of a ratio.
 //
 // Benchmark names follow "<group>/<case...>/<role>/<bytes>", role being
 // "ours" or "baseline"; e.g. "crypto/cmac-aes128/ours/64".
