@@ -180,8 +180,9 @@ void EngineConfig::validate() const {
     if (key_groups[p.key_group].algorithm != p.profile.algorithm)
       throw ConfigError(path + ".keyGroup", "key group algorithm differs from the PDU's");
     if (const auto why = p.profile.validate(); !why.empty()) throw ConfigError(path, why);
-    if (p.verify_attempts < 1 || p.verify_attempts > 2)
-      throw ConfigError(path + ".authenticationVerifyAttempts", "must be 1 or 2");
+    if (p.verify_attempts < 1 || p.verify_attempts > kMaxVerifyAttempts)
+      throw ConfigError(path + ".authenticationVerifyAttempts",
+                        "must be 1.." + std::to_string(kMaxVerifyAttempts));
     if (p.profile.freshness.has_freshness()) {
       const unsigned lsb = p.profile.freshness.msg_lower_bits();
       const std::uint64_t limit =

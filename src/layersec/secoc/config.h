@@ -58,6 +58,9 @@ struct TxPduConfig {
   std::uint32_t key_group = 0;
 };
 
+// Upper bound of authenticationVerifyAttempts.
+inline constexpr std::uint8_t kMaxVerifyAttempts = 8;
+
 struct RxPduConfig {
   std::uint32_t id = 0;
   std::uint16_t data_id = 0;
@@ -65,8 +68,10 @@ struct RxPduConfig {
   std::uint32_t key_group = 0;
   FreshnessMode mode = FreshnessMode::kStrict;
   std::uint32_t window = kDefaultWindow;  // W
-  // authenticationVerifyAttempts: candidate FVs tried (1 = Algorithm 1 only;
-  // 2 adds the next reset cycle, for a lost sync message).
+  // authenticationVerifyAttempts: candidate FVs tried, 1..kMaxVerifyAttempts
+  // (1 = Algorithm 1 only; N adds the next N-1 reset cycles, for a receiver
+  // that lost up to N-1 sync messages). Each extra candidate is one more
+  // forgery attempt per received PDU.
   std::uint8_t verify_attempts = 1;
   std::uint32_t sync_channel = 0;
   bool has_sync_channel = false;

@@ -280,7 +280,7 @@ Result<std::size_t, Rejection> Engine::verify(std::uint32_t pdu_id, ByteSpan sec
     FreshnessCounters c;
     bool next_cycle = false;
   };
-  std::array<Candidate, 2> cands;
+  std::array<Candidate, kMaxVerifyAttempts> cands;
   int nc = 0;
   Rejection fallback = Rejection::kMacMismatch;
   const FreshnessLayout& layout = prof.freshness;
@@ -311,8 +311,12 @@ Result<std::size_t, Rejection> Engine::verify(std::uint32_t pdu_id, ByteSpan sec
     } else {
       fallback = Rejection::kOutOfWindow;
     }
-    if (p.attempts >= 2 && p.st.last.reset < layout.max_reset()) {
-      const std::uint64_t next_reset = p.st.last.reset + 1;
+    // Attempts 2..N: the first W counters of the next N-1 reset cycles, for a
+    // receiver that lost up to N-1 sync messages (cycles whose ResetFlag does
+    // not match the received one are skipped but still count).
+    for (std::uint64_t j = 1; j < p.attempts && nc < static_cast<int>(cands.size()); ++j) {
+      if (p.st.last.reset > layout.max_reset() - j) break;
+      const std::uint64_t next_reset = p.st.last.reset + j;
       if ((next_reset & flag_mask) == flag && lower >= 1 && lower < p.window &&
           lower <= layout.max_msg())
         cands[nc++] = {{p.st.last.trip, next_reset, lower}, true};
@@ -320,7 +324,7 @@ Result<std::size_t, Rejection> Engine::verify(std::uint32_t pdu_id, ByteSpan sec
   }
 
   const unsigned bits = prof.auth_info_tx_length;
-  for (int i = 0; i < nc && i < p.attempts; ++i) {
+  for (int i = 0; i < nc; ++i) {
     const Candidate& cand = cands[static_cast<std::size_t>(i)];
     const std::uint64_t fv = layout.has_freshness() ? layout.compose(cand.c) : 0;
     for (int k = 0; k < 2; ++k) {

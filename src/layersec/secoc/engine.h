@@ -25,8 +25,8 @@
 //
 // Verification tries candidate FVs in order, up to authenticationVerifyAttempts:
 //   1. the Algorithm-1 / bitmap candidate in the current reset cycle;
-//   2. (attempts >= 2) the first W counters of the next reset cycle, for a
-//      receiver whose sync message was lost.
+//   2..N. (attempts >= 2) the first W counters of each of the next N-1
+//      reset cycles, for a receiver whose sync messages were lost.
 // Each candidate is tried with the current key, then with the previous key
 // while a rollover window keeps it live.
 //

@@ -326,6 +326,28 @@ TEST(EngineSync, ReplayedSyncRejectedAndLostSyncRecoveredWithSecondCandidate) {
   EXPECT_EQ(link.receiver().rx_freshness(0).last.reset, 2u);
 }
 
+TEST(EngineSync, ConfiguredAttemptsBoundHowManyLostSyncsAreRecovered) {
+  const std::uint8_t pl[2] = {5, 6};
+  std::vector<std::uint8_t> out;
+  // Three sync messages lost in a row: the sender is three reset cycles on.
+  for (std::uint8_t attempts : {1, 2, 3, 4}) {
+    LinkOptions o;
+    o.verify_attempts = attempts;
+    SimulatedLink link(o);
+    ASSERT_TRUE(link.receive(link.send(pl), out).ok());
+    for (int k = 0; k < 3; ++k) link.advance(Duration::seconds(1), /*deliver_sync=*/false);
+    const auto r = link.receive(link.send(pl), out);
+    if (attempts >= 4) {
+      ASSERT_TRUE(r.ok()) << unsigned{attempts};
+      EXPECT_EQ(link.receiver().rx_freshness(0).last.reset, 4u);
+      EXPECT_EQ(link.receiver().counters().accepted_next_cycle, 1u);
+    } else {
+      ASSERT_FALSE(r.ok()) << unsigned{attempts};
+      EXPECT_EQ(link.receiver().rx_freshness(0).last.reset, 1u);  // state unchanged
+    }
+  }
+}
+
 TEST(EngineSync, SyncMessageReplayIsRejected) {
   LinkOptions o;
   MemoryStateStore s1, s2;
