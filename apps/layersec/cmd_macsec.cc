@@ -30,6 +30,7 @@
 #include <nlohmann/json.hpp>
 
 #include "command.h"
+#include "layersec/net/pcap.h"
 #include "layersec/base/hex.h"
 #include "layersec/base/keyfile.h"
 #include "layersec/crypto/kdf.h"
@@ -131,35 +132,14 @@ macsec::SaKeys sa_keys(const MacsecOptions& o, const SecretBytes& sak, std::vect
   return k;
 }
 
-// Classic pcap, little-endian, LINKTYPE_ETHERNET; timestamps 1 s apart.
+// An Ethernet capture (libpcap via net::PcapWriter); timestamps 1 s apart.
 void write_pcap(const std::string& path, const std::vector<std::vector<std::uint8_t>>& frames) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw std::runtime_error("cannot write " + path);
-  auto le32 = [&](std::uint32_t v) {
-    const char b[4] = {static_cast<char>(v), static_cast<char>(v >> 8), static_cast<char>(v >> 16),
-                       static_cast<char>(v >> 24)};
-    out.write(b, 4);
-  };
-  auto le16 = [&](std::uint16_t v) {
-    const char b[2] = {static_cast<char>(v), static_cast<char>(v >> 8)};
-    out.write(b, 2);
-  };
-  le32(0xA1B2C3D4);
-  le16(2);
-  le16(4);
-  le32(0);
-  le32(0);
-  le32(65535);
-  le32(1);
-  std::uint32_t t = 1700000000;
-  for (const auto& f : frames) {
-    le32(t++);
-    le32(0);
-    le32(static_cast<std::uint32_t>(f.size()));
-    le32(static_cast<std::uint32_t>(f.size()));
-    out.write(reinterpret_cast<const char*>(f.data()), static_cast<std::streamsize>(f.size()));
-  }
-  if (!out) throw std::runtime_error("error writing " + path);
+  std::string why;
+  auto w = net::PcapWriter::open(path, net::PcapPrecision::kMicro, Duration::zero(), &why);
+  if (!w) throw std::runtime_error("cannot write " + path + ": " + why);
+  std::int64_t t = 1700000000;
+  for (const auto& f : frames) w->record(TimePoint::from_ns(t++ * 1000000000), f);
+  w->close();
 }
 
 void print_stats(const macsec::SecYStats& s) {

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "command.h"
+#include "layersec/net/pcap.h"
 #include "layersec/base/hex.h"
 #include "layersec/someip/error.h"
 #include "layersec/someip/message.h"
@@ -279,32 +280,14 @@ std::vector<std::uint8_t> ethernet_frame(const Frame& f) {
 }
 
 void write_pcap(const std::string& path, const std::vector<Frame>& frames) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw std::runtime_error("cannot write " + path);
-  auto le32 = [&](std::uint32_t v) {
-    const char b[4] = {static_cast<char>(v), static_cast<char>(v >> 8), static_cast<char>(v >> 16),
-                       static_cast<char>(v >> 24)};
-    out.write(b, 4);
-  };
-  auto le16 = [&](std::uint16_t v) {
-    const char b[2] = {static_cast<char>(v), static_cast<char>(v >> 8)};
-    out.write(b, 2);
-  };
-  le32(0xa1b2c3d4);
-  le16(2);
-  le16(4);
-  le32(0);
-  le32(0);
-  le32(65535);
-  le32(1);  // LINKTYPE_ETHERNET
+  std::string why;
+  auto w = net::PcapWriter::open(path, net::PcapPrecision::kMicro, Duration::zero(), &why);
+  if (!w) throw std::runtime_error("cannot write " + path + ": " + why);
   for (const auto& f : frames) {
     const auto b = ethernet_frame(f);
-    le32(static_cast<std::uint32_t>(f.ts_ns / 1000000000));
-    le32(static_cast<std::uint32_t>((f.ts_ns % 1000000000) / 1000));
-    le32(static_cast<std::uint32_t>(b.size()));
-    le32(static_cast<std::uint32_t>(b.size()));
-    out.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+    w->record(TimePoint::from_ns(f.ts_ns), b);
   }
+  w->close();
 }
 
 std::string read_all(const std::string& arg) {

@@ -11,8 +11,7 @@
 //              verification, interarrival budget and margin, RSS; the "none"
 //              scheme is the baseline measured in the same run.
 //
-// The pcap reader/writer here is private to the CLI (classic format,
-// pcap-savefile(5)); the net module will own the shared one.
+// Captures are written and read with the net module's libpcap wrappers.
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -36,8 +35,10 @@
 
 #include "command.h"
 #include "layersec/base/hex.h"
+#include "layersec/base/keyfile.h"
 #include "layersec/base/secret.h"
 #include "layersec/crypto/kdf.h"
+#include "layersec/net/pcap.h"
 #include "layersec/sv/profiles.h"
 #include "layersec/sv/publisher.h"
 #include "layersec/sv/subscriber.h"
@@ -48,69 +49,14 @@ namespace {
 
 using namespace layersec::sv;
 
-// --- classic pcap ------------------------------------------------------------
+// --- pcap (net::PcapWriter / net::PcapReader, over libpcap) -------------------
 
-class PcapWriter {
- public:
-  explicit PcapWriter(const std::string& path) : out_(path, std::ios::binary) {
-    if (!out_) throw std::runtime_error("cannot write " + path);
-    // magic, version 2.4, thiszone 0, sigfigs 0, snaplen 65535, LINKTYPE_ETHERNET
-    put32(0xA1B2C3D4);
-    put16(2);
-    put16(4);
-    put32(0);
-    put32(0);
-    put32(65535);
-    put32(1);
-  }
-  void write(std::int64_t ns_since_epoch, ByteSpan frame) {
-    put32(static_cast<std::uint32_t>(ns_since_epoch / 1'000'000'000));
-    put32(static_cast<std::uint32_t>((ns_since_epoch % 1'000'000'000) / 1000));
-    put32(static_cast<std::uint32_t>(frame.size()));
-    put32(static_cast<std::uint32_t>(frame.size()));
-    out_.write(reinterpret_cast<const char*>(frame.data()), static_cast<std::streamsize>(frame.size()));
-    if (!out_) throw std::runtime_error("pcap write failed");
-  }
-
- private:
-  void put16(std::uint16_t v) { out_.write(reinterpret_cast<const char*>(&v), 2); }  // host order = LE magic
-  void put32(std::uint32_t v) { out_.write(reinterpret_cast<const char*>(&v), 4); }
-  std::ofstream out_;
-};
-
-struct PcapRecord {
-  std::int64_t ns = 0;
-  std::vector<std::uint8_t> bytes;
-};
-
-std::vector<PcapRecord> read_pcap(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path);
-  std::vector<std::uint8_t> d((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (d.size() < 24) throw std::runtime_error(path + ": not a pcap file");
-  auto le32 = [&](std::size_t p) {
-    return std::uint32_t{d[p]} | (std::uint32_t{d[p + 1]} << 8) | (std::uint32_t{d[p + 2]} << 16) |
-           (std::uint32_t{d[p + 3]} << 24);
-  };
-  const std::uint32_t magic = le32(0);
-  bool swap = false;
-  if (magic == 0xD4C3B2A1) swap = true;
-  else if (magic != 0xA1B2C3D4) throw std::runtime_error(path + ": not a classic microsecond pcap");
-  auto u32 = [&](std::size_t p) { return swap ? load_be32(&d[p]) : le32(p); };
-  if (u32(20) != 1) throw std::runtime_error(path + ": link type is not Ethernet");
-  std::vector<PcapRecord> out;
-  std::size_t p = 24;
-  while (p + 16 <= d.size()) {
-    const std::uint32_t len = u32(p + 8);
-    PcapRecord r;
-    r.ns = static_cast<std::int64_t>(u32(p)) * 1'000'000'000 + static_cast<std::int64_t>(u32(p + 4)) * 1000;
-    p += 16;
-    if (len > d.size() - p) throw std::runtime_error(path + ": truncated record");
-    r.bytes.assign(d.begin() + static_cast<long>(p), d.begin() + static_cast<long>(p + len));
-    p += len;
-    out.push_back(std::move(r));
-  }
-  return out;
+// Every record of an Ethernet capture (times in ns since the Unix epoch).
+std::vector<net::PcapRecord> read_pcap(const std::string& path) {
+  std::string why;
+  auto reader = net::PcapReader::open(path, &why);
+  if (!reader) throw std::runtime_error("cannot read " + path + ": " + why);
+  return reader->read_all();
 }
 
 // --- keys ----------------------------------------------------------------------
@@ -118,19 +64,9 @@ std::vector<PcapRecord> read_pcap(const std::string& path) {
 // Reads a key file (hex text or raw bytes). Refused unless only the owner can
 // read it (mode 0600 or stricter). The key is never printed; its id is.
 SecretBytes load_key_file(const std::string& path) {
-  struct stat st{};
-  if (::stat(path.c_str(), &st) != 0) throw std::runtime_error("cannot stat key file " + path);
-  if ((st.st_mode & 077) != 0) throw std::runtime_error("key file " + path + " is accessible by group/others (chmod 600)");
-  std::ifstream in(path, std::ios::binary);
-  std::vector<std::uint8_t> raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::string text(raw.begin(), raw.end());
-  while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) text.pop_back();
-  auto hex = from_hex(text);
-  SecretBytes key = hex ? SecretBytes(*hex) : SecretBytes(raw);
-  secure_zero(raw.data(), raw.size());
-  secure_zero(text.data(), text.size());
-  if (hex) secure_zero(hex->data(), hex->size());
-  return key;
+  auto key = layersec::load_key_file(path);  // base/keyfile.h: 0600 owner-only, raw or hex
+  if (!key) throw std::runtime_error("key file " + path + ": " + std::string(to_string(key.error())));
+  return std::move(key).value();
 }
 
 KeyMaterial key_material(SecretBytes key, std::uint32_t key_id) {
@@ -208,14 +144,17 @@ void run_pcap(const PcapOptions& o) {
     if (o.key_file.empty()) throw std::runtime_error("--auth needs --key FILE");
     pub = std::make_unique<Publisher>(c, p, start, key_material(load_key_file(o.key_file), o.key_id));
   }
-  PcapWriter w(o.out);
+  std::string why;
+  auto opened = net::PcapWriter::open(o.out, net::PcapPrecision::kMicro, Duration::zero(), &why);
+  if (!opened) throw std::runtime_error("cannot write " + o.out + ": " + why);
+  net::PcapWriter& w = *opened;
   std::vector<Sample> samples(p.asdus_per_frame * 8);
   for (std::size_t k = 0; k < o.frames; ++k) {
     fill_samples(samples, p.asdus_per_frame, k * p.asdus_per_frame, p.sample_rate_hz);
     const TimePoint t = pub->next_deadline();
     auto f = pub->build_next(samples);
     if (!f) throw std::runtime_error("publisher failed: " + std::string(to_string(pub->last_security_error())));
-    w.write(t.ns(), *f);
+    w.record(t, *f);
   }
   std::cout << "wrote " << o.frames << " frames of profile " << p.name << " (" << p.sample_rate_hz << "/"
             << p.asdus_per_frame << ", " << pub->frame_template().size() << " bytes, auth "
@@ -260,9 +199,9 @@ void run_decode(const DecodeOptions& o) {
   std::size_t n = 0;
   for (const auto& r : read_pcap(o.pcap)) {
     ++n;
-    const TimePoint now = TimePoint::from_ns(r.ns);
+    const TimePoint now = r.time;
     sub.poll(now);
-    auto d = sub.on_frame(r.bytes, now);
+    auto d = sub.on_frame(r.frame, now);
     if (o.json) {
       nlohmann::json line{{"frame", n}};
       if (d) {
