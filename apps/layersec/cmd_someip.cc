@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "command.h"
+#include "layersec/net/frame.h"
 #include "layersec/net/pcap.h"
 #include "layersec/base/hex.h"
 #include "layersec/someip/error.h"
@@ -223,59 +224,27 @@ struct Frame {
   std::vector<std::uint8_t> udp_payload;
 };
 
-std::uint16_t csum_fold(std::uint32_t sum) {
-  while (sum >> 16) sum = (sum & 0xFFFF) + (sum >> 16);
-  return static_cast<std::uint16_t>(~sum);
-}
-std::uint32_t csum_add(std::uint32_t sum, const std::uint8_t* p, std::size_t n) {
-  for (std::size_t i = 0; i + 1 < n; i += 2) sum += static_cast<std::uint32_t>((p[i] << 8) | p[i + 1]);
-  if (n % 2) sum += static_cast<std::uint32_t>(p[n - 1] << 8);
-  return sum;
-}
-
+// Ethernet/IPv4/UDP around the datagram, with correct checksums, built by the
+// net module. Hosts get locally administered MACs 02:00:<IPv4>; a multicast
+// destination maps to 01:00:5e + the low 23 bits (RFC 1112 §6.4).
 std::vector<std::uint8_t> ethernet_frame(const Frame& f) {
-  std::vector<std::uint8_t> b;
-  auto put16 = [&](std::uint16_t v) {
-    b.push_back(static_cast<std::uint8_t>(v >> 8));
-    b.push_back(static_cast<std::uint8_t>(v));
+  auto v4 = [](const IpAddress& a) {
+    return net::Ipv4Address::from_octets(a.bytes[0], a.bytes[1], a.bytes[2], a.bytes[3]);
   };
-  // Ethernet: multicast IPv4 maps to 01:00:5e + low 23 bits (RFC 1112 §6.4).
-  if (f.dst.is_multicast()) {
-    b.insert(b.end(), {0x01, 0x00, 0x5e, static_cast<std::uint8_t>(f.dst.bytes[1] & 0x7F), f.dst.bytes[2], f.dst.bytes[3]});
-  } else {
-    b.insert(b.end(), {0x02, 0x00, f.dst.bytes[0], f.dst.bytes[1], f.dst.bytes[2], f.dst.bytes[3]});
-  }
-  b.insert(b.end(), {0x02, 0x00, f.src.bytes[0], f.src.bytes[1], f.src.bytes[2], f.src.bytes[3]});
-  put16(0x0800);
-  const std::size_t ip = b.size();
-  const auto udp_len = static_cast<std::uint16_t>(8 + f.udp_payload.size());
-  const auto total = static_cast<std::uint16_t>(20 + udp_len);
-  b.insert(b.end(), {0x45, 0x00});
-  put16(total);
-  put16(0x0001);
-  put16(0x4000);  // DF
-  b.insert(b.end(), {64, 17, 0, 0});
-  b.insert(b.end(), f.src.bytes.begin(), f.src.bytes.begin() + 4);
-  b.insert(b.end(), f.dst.bytes.begin(), f.dst.bytes.begin() + 4);
-  const std::uint16_t ipsum = csum_fold(csum_add(0, b.data() + ip, 20));
-  b[ip + 10] = static_cast<std::uint8_t>(ipsum >> 8);
-  b[ip + 11] = static_cast<std::uint8_t>(ipsum);
-  const std::size_t udp = b.size();
-  put16(f.sport);
-  put16(f.dport);
-  put16(udp_len);
-  put16(0);
-  b.insert(b.end(), f.udp_payload.begin(), f.udp_payload.end());
-  // UDP checksum over the pseudo header (RFC 768); 0 is sent as 0xFFFF.
-  std::uint32_t sum = csum_add(0, f.src.bytes.data(), 4);
-  sum = csum_add(sum, f.dst.bytes.data(), 4);
-  sum += 17;
-  sum += udp_len;
-  sum = csum_add(sum, b.data() + udp, udp_len);
-  std::uint16_t us = csum_fold(sum);
-  if (us == 0) us = 0xFFFF;
-  b[udp + 6] = static_cast<std::uint8_t>(us >> 8);
-  b[udp + 7] = static_cast<std::uint8_t>(us);
+  auto host_mac = [](const IpAddress& a) {
+    return net::MacAddress{{0x02, 0x00, a.bytes[0], a.bytes[1], a.bytes[2], a.bytes[3]}};
+  };
+  net::UdpFrameSpec spec;
+  spec.dst_mac = f.dst.is_multicast() ? net::multicast_mac(v4(f.dst)) : host_mac(f.dst);
+  spec.src_mac = host_mac(f.src);
+  spec.src = {v4(f.src), f.sport};
+  spec.dst = {v4(f.dst), f.dport};
+  spec.identification = 1;
+  spec.pad_to_minimum = false;
+  std::vector<std::uint8_t> b(14 + 20 + 8 + f.udp_payload.size());
+  auto n = net::build_udp_frame(spec, f.udp_payload, b);
+  if (!n) throw std::runtime_error("cannot build an Ethernet/IPv4/UDP frame around the message");
+  b.resize(*n);
   return b;
 }
 
