@@ -1,6 +1,7 @@
 #include "layersec/kex/kem.h"
 
-#include <sys/stat.h>
+#include "layersec/base/keyfile.h"
+
 
 #include <algorithm>
 #include <array>
@@ -8,6 +9,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include <openssl/bio.h>
 #include <openssl/core_names.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
@@ -107,13 +109,17 @@ std::unique_ptr<Kem> make_kem(KemScheme scheme) {
 }
 
 Result<SecretBytes, KeyFileError> load_rsa_private_key_pem(const std::string& path, int expected_bits) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return Err(KeyFileError::kUnreadable);
-  if ((st.st_mode & 077) != 0) return Err(KeyFileError::kLooseMode);
-  FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return Err(KeyFileError::kUnreadable);
-  EVP_PKEY* pkey = PEM_read_PrivateKey(f, nullptr, nullptr, nullptr);
-  std::fclose(f);
+  // The shared key-file checks (base/keyfile.h): no symlink, regular file,
+  // owner-only mode, owned by us or root, checked on the opened descriptor.
+  auto pem = ::layersec::read_secret_file(path);
+  if (!pem) {
+    return Err(pem.error() == ::layersec::KeyFileError::kInsecureMode ? KeyFileError::kLooseMode
+                                                                     : KeyFileError::kUnreadable);
+  }
+  BIO* bio = BIO_new_mem_buf(pem->data(), static_cast<int>(pem->size()));
+  if (bio == nullptr) return Err(KeyFileError::kUnreadable);
+  EVP_PKEY* pkey = PEM_read_bio_PrivateKey(bio, nullptr, nullptr, nullptr);
+  BIO_free(bio);
   if (pkey == nullptr) return Err(KeyFileError::kNotRsaPrivateKey);
   std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)> guard(pkey, EVP_PKEY_free);
   if (EVP_PKEY_get_base_id(pkey) != EVP_PKEY_RSA) return Err(KeyFileError::kNotRsaPrivateKey);
