@@ -1,10 +1,6 @@
 #include "layersec/secoc/key_ring.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
+#include "layersec/base/keyfile.h"
 
 namespace layersec::secoc {
 
@@ -65,51 +61,23 @@ void KeyGroup::expire(TimePoint now) {
 }
 
 Result<SecretBytes, KeyError> load_key_file(const std::string& path, std::size_t expected_size) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Err(KeyError::kFileIo);
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return Err(KeyError::kFileIo);
-  }
-  if ((st.st_mode & 077) != 0) {
-    ::close(fd);
-    return Err(KeyError::kFileMode);
-  }
-  SecretBytes text(4096);
-  std::size_t len = 0;
-  for (;;) {
-    if (len == text.size()) {
-      ::close(fd);
+  // base/keyfile.h does the checks (regular file, no symlink, owner, mode
+  // 0600 or stricter, size) on the opened descriptor; SecOC key files are hex.
+  auto key = layersec::load_key_file(path, {KeyFileFormat::kHex, expected_size});
+  if (key) return std::move(*key);
+  switch (key.error()) {
+    case KeyFileError::kInsecureMode:
+    case KeyFileError::kWrongOwner:
+    case KeyFileError::kSymlink:
+      return Err(KeyError::kFileMode);
+    case KeyFileError::kBadFormat:
+    case KeyFileError::kWrongSize:
+    case KeyFileError::kEmpty:
+    case KeyFileError::kTooLarge:
       return Err(KeyError::kFileFormat);
-    }
-    const ssize_t n = ::read(fd, text.data() + len, text.size() - len);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      ::close(fd);
+    default:
       return Err(KeyError::kFileIo);
-    }
-    if (n == 0) break;
-    len += static_cast<std::size_t>(n);
   }
-  ::close(fd);
-  SecretBytes key(expected_size);
-  std::size_t nibbles = 0;
-  for (std::size_t i = 0; i < len; ++i) {
-    const char c = static_cast<char>(text[i]);
-    int v = -1;
-    if (c >= '0' && c <= '9') v = c - '0';
-    else if (c >= 'a' && c <= 'f') v = c - 'a' + 10;
-    else if (c >= 'A' && c <= 'F') v = c - 'A' + 10;
-    else if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
-    else return Err(KeyError::kFileFormat);
-    if (nibbles / 2 >= expected_size) return Err(KeyError::kFileFormat);
-    key[nibbles / 2] = static_cast<std::uint8_t>((nibbles % 2) ? (key[nibbles / 2] | v)
-                                                               : (v << 4));
-    ++nibbles;
-  }
-  if (nibbles != 2 * expected_size) return Err(KeyError::kFileFormat);
-  return key;
 }
 
 }  // namespace layersec::secoc

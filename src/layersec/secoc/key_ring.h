@@ -71,8 +71,10 @@ class KeyGroup {
   KeySlot previous_;
 };
 
-// Reads a key file: hex text (whitespace ignored) of exactly `expected_size`
-// bytes. Refuses files whose mode grants any access to group or others.
+// Reads a key file through base/keyfile.h's load_key_file: hex text
+// (whitespace and '#' comment lines ignored) of exactly `expected_size`
+// bytes. Refuses symlinks, foreign owners and files whose mode grants any
+// access to group or others (kFileMode).
 [[nodiscard]] Result<SecretBytes, KeyError> load_key_file(const std::string& path,
                                                           std::size_t expected_size);
 
