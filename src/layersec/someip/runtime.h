@@ -81,6 +81,10 @@ class Transport {
   // for the group if needed).
   virtual Status<TransportError> join(const Endpoint& group, Handler handler) = 0;
   virtual void leave(const Endpoint& group) = 0;
+  // Releases a port bound with bind() (its handler is dropped), so a new
+  // runtime can bind it again on the same transport (node restart). The
+  // default does nothing: such a transport cannot host a restarted runtime.
+  virtual void unbind(std::uint16_t port) { (void)port; }
   virtual Status<TransportError> send(std::uint16_t from_port, const Endpoint& to,
                                       ByteSpan payload) = 0;
   [[nodiscard]] virtual TimePoint now() const = 0;
@@ -259,6 +263,10 @@ struct RuntimeCounters {
   std::uint64_t tp_messages_reassembled = 0;
   std::uint64_t tp_rejected = 0;
   std::uint64_t transport_errors = 0;
+  std::uint64_t secoc_protect_failed = 0;  // protect() refused (message not sent)
+  std::uint64_t secoc_syncs_sent = 0;      // sync notifications (datagrams)
+  std::uint64_t secoc_syncs_accepted = 0;  // sync messages the engine accepted
+  std::uint64_t sd_datagrams_sent = 0;
   RxCounters rx;  // error policy (drops by reason, errors sent)
 };
 
@@ -315,6 +323,11 @@ class Runtime {
   // --- security and diagnostics ---
   void on_rejection(RejectionHandler handler);
   [[nodiscard]] const RuntimeCounters& counters() const;
+  // Bytes held by SOME/IP-TP reassembly right now (bounded by 8 messages of
+  // max_message_size plus the SecOC overhead; freed on timeout).
+  [[nodiscard]] std::size_t tp_buffered_bytes() const;
+  // Requests waiting for an answer.
+  [[nodiscard]] std::size_t pending_requests() const;
   [[nodiscard]] const RuntimeConfig& config() const;
 
  private:
