@@ -1032,7 +1032,10 @@ struct Runtime::Impl {
     }
     ++counters.notifications_received;
     auto hit = event_handlers.find((std::uint32_t{h.service_id} << 16) | h.method_id);
-    if (hit == event_handlers.end() || !hit->second || !*hit->second) return;
+    if (hit == event_handlers.end() || !hit->second || !*hit->second) {
+      hit = event_handlers.find((std::uint32_t{h.service_id} << 16) | Runtime::kAnyEvent);
+      if (hit == event_handlers.end() || !hit->second || !*hit->second) return;
+    }
     Notification n;
     n.service_id = h.service_id;
     n.instance_id = instance;

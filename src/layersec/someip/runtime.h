@@ -309,6 +309,10 @@ class Runtime {
 
   // --- client side ---
   void on_availability(AvailabilityHandler handler);
+  // Handler for one event of a service; event kAnyEvent (0xFFFF, never a
+  // valid event id) receives every event of the service that has no handler
+  // of its own.
+  static constexpr std::uint16_t kAnyEvent = 0xFFFF;
   void on_event(std::uint16_t service, std::uint16_t event, EventHandler handler);
   [[nodiscard]] bool available(std::uint16_t service, std::uint16_t instance = 0xFFFF) const;
   // Request/response; the handler runs once with the response, an error, or

@@ -231,6 +231,24 @@ TEST(RuntimeTest, EventsGoToEachSubscriberByUnicast) {
   EXPECT_EQ(server.rt->counters().notifications_sent, 2U);  // one datagram per subscriber
 }
 
+TEST(RuntimeTest, AnyEventHandlerTakesEventsWithoutTheirOwnHandler) {
+  Bench b;
+  Node& server = b.add(1, server_config());
+  Node& client = b.add(2, client_config(2));
+  std::vector<std::uint16_t> any_ids;
+  int own = 0;
+  client.rt->on_event(kService, Runtime::kAnyEvent, [&](const Notification& n) { any_ids.push_back(n.event_id); });
+  client.rt->on_event(kService, kField, [&](const Notification&) { ++own; });
+  b.start_all();
+  b.run(Duration::milliseconds(500));
+  const int own_after_start = own;  // the field's initial value went to its own handler
+  ASSERT_TRUE(server.rt->notify(kService, kInstance, kEvent, bytes({1})).ok());
+  ASSERT_TRUE(server.rt->set_field(kService, kInstance, kField, bytes({2})).ok());
+  b.run(Duration::milliseconds(10));
+  EXPECT_EQ(any_ids, std::vector<std::uint16_t>{kEvent});
+  EXPECT_EQ(own, own_after_start + 1);
+}
+
 TEST(RuntimeTest, MulticastAtThreshold) {
   Bench b;
   RuntimeConfig sc = server_config();
