@@ -4,6 +4,8 @@
 //
 //   layersec macsec protect  --suite S --key-file F [options] --hex FRAME [--hex FRAME ...]
 //   layersec macsec validate --suite S --key-file F --sci SCI [options] --hex FRAME [...]
+//   (--stats prints the non-zero MIB counters, --stats-json the counters with
+//   the per-SC and per-SA tables as one JSON line, both on stderr)
 //
 // The SAK is read from a key file (hex or raw) that must not be accessible by
 // group or others (mode 0600 or 0400; anything else is refused). Only a key
@@ -34,6 +36,7 @@
 #include "layersec/base/hex.h"
 #include "layersec/base/keyfile.h"
 #include "layersec/crypto/kdf.h"
+#include "layersec/macsec/link.h"
 #include "layersec/macsec/secy.h"
 #include "runner.h"
 
@@ -62,6 +65,7 @@ struct MacsecOptions {
   std::vector<std::string> frames;
   std::string pcap_path;
   bool stats = false;
+  bool stats_json = false;
 };
 
 std::vector<std::uint8_t> parse_hex(const std::string& what, const std::string& text,
@@ -148,6 +152,13 @@ void print_stats(const macsec::SecYStats& s) {
   });
 }
 
+// One JSON line on stderr: the SecY counters and the per-SC / per-SA tables.
+void print_stats_json(const macsec::SecY& y) {
+  nlohmann::json j = macsec::per_sc_json(y);
+  j["secy"] = macsec::to_json(y.stats());
+  std::cerr << j.dump() << "\n";
+}
+
 void run_protect(const MacsecOptions& o) {
   const CipherSuite suite = suite_of(o);
   const SecretBytes sak = load_sak(o, suite);
@@ -171,6 +182,7 @@ void run_protect(const MacsecOptions& o) {
   }
   if (!o.pcap_path.empty()) write_pcap(o.pcap_path, out_frames);
   if (o.stats) print_stats(y.stats());
+  if (o.stats_json) print_stats_json(y);
 }
 
 void run_validate(const MacsecOptions& o) {
@@ -206,6 +218,7 @@ void run_validate(const MacsecOptions& o) {
     }
   }
   if (o.stats) print_stats(y.stats());
+  if (o.stats_json) print_stats_json(y);
   if (!all_verified) set_exit_code(2);
 }
 
@@ -221,6 +234,8 @@ void add_common(CLI::App* cmd, MacsecOptions& o) {
   cmd->add_flag("--clear-tags-in-icv", o.clear_tags_in_icv, "clear tags covered by the ICV");
   cmd->add_option("--hex", o.frames, "frame in hex (repeatable)")->required();
   cmd->add_flag("--stats", o.stats, "print the non-zero MIB counters to stderr");
+  cmd->add_flag("--stats-json", o.stats_json,
+                "print the MIB counters with the per-SC and per-SA tables as one JSON line to stderr");
 }
 
 // ---- bench ------------------------------------------------------------------

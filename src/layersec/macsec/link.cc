@@ -71,16 +71,74 @@ nlohmann::json to_json(const SecYStats& s) {
   return j;
 }
 
+namespace {
+
+template <typename Stats>
+nlohmann::json counters_json(const Stats& s) {
+  nlohmann::json j = nlohmann::json::object();
+  s.for_each([&](std::string_view name, std::uint64_t v) { j[std::string(name)] = v; });
+  return j;
+}
+
+std::string sci_hex(Sci sci) {
+  static const char* digits = "0123456789abcdef";
+  std::string out(16, '0');
+  for (int i = 0; i < 16; ++i) out[15 - i] = digits[(sci.value >> (4 * i)) & 0xF];
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json per_sc_json(const SecY& secy) {
+  nlohmann::json tx_sas = nlohmann::json::array();
+  for (std::uint8_t an = 0; an < 4; ++an) {
+    const TxSaStatus st = secy.tx_sa_status(an);
+    if (!st.installed) continue;
+    nlohmann::json sa = counters_json(st.stats);
+    sa["an"] = an;
+    sa["encoding"] = an == secy.encoding_an();
+    sa["next_pn"] = st.next_pn;
+    sa["exhausted"] = st.exhausted;
+    tx_sas.push_back(std::move(sa));
+  }
+  nlohmann::json tx_sc = counters_json(secy.tx_sc_stats());
+  tx_sc["sci"] = sci_hex(secy.config().sci);
+  tx_sc["sas"] = std::move(tx_sas);
+  nlohmann::json rx_scs = nlohmann::json::array();
+  for (Sci sci : secy.rx_scis()) {
+    nlohmann::json sc = counters_json(*secy.rx_sc_stats(sci));
+    sc["sci"] = sci_hex(sci);
+    nlohmann::json sas = nlohmann::json::array();
+    for (std::uint8_t an = 0; an < 4; ++an) {
+      const RxSaStatus st = secy.rx_sa_status(sci, an);
+      if (!st.installed) continue;
+      nlohmann::json sa = counters_json(st.stats);
+      sa["an"] = an;
+      sa["enabled"] = st.enabled;
+      sa["next_pn"] = st.next_pn;
+      sa["lowest_pn"] = st.lowest_pn;
+      sas.push_back(std::move(sa));
+    }
+    sc["sas"] = std::move(sas);
+    rx_scs.push_back(std::move(sc));
+  }
+  return nlohmann::json{{"tx_sc", std::move(tx_sc)}, {"rx_scs", std::move(rx_scs)}};
+}
+
 nlohmann::json MacsecLink::stats_json() const {
   const auto an = secy_.encoding_an();
   const auto sa = secy_.tx_sa_status(an);
-  return nlohmann::json{
+  nlohmann::json j{
       {"secy", to_json(secy_.stats())},
       {"link", to_json(stats_)},
       {"tx_sa",
        {{"encoding_an", an}, {"next_pn", sa.next_pn}, {"exhausted", sa.exhausted},
         {"new_sa_needed", secy_.new_sa_needed()}}},
   };
+  nlohmann::json per_sc = per_sc_json(secy_);
+  j["tx_sc"] = std::move(per_sc["tx_sc"]);
+  j["rx_scs"] = std::move(per_sc["rx_scs"]);
+  return j;
 }
 
 // ------------------------------------------------------------------- TapLink

@@ -94,7 +94,8 @@ class MacsecLink {
   void count_io_error() { ++stats_.io_errors; }
 
   // {"secy": {802.1AE MIB counters}, "link": {link counters},
-  //  "tx_sa": {"encoding_an", "next_pn", "new_sa_needed"}}
+  //  "tx_sa": {"encoding_an", "next_pn", "exhausted", "new_sa_needed"},
+  //  "tx_sc": {...}, "rx_scs": [...]}  (per_sc_json below)
   [[nodiscard]] nlohmann::json stats_json() const;
 
  private:
@@ -107,6 +108,14 @@ class MacsecLink {
 nlohmann::json to_json(const LinkStats& s);
 // The SecY counters as a JSON object (802.1AE MIB names).
 nlohmann::json to_json(const SecYStats& s);
+// The per-SC and per-SA tables (secyTxSCStats/TxSAStats/RxSCStats/RxSAStats):
+//   {"tx_sc": {"sci", OutPkts*/OutOctets*, "sas": [{"an", "encoding", "next_pn",
+//              "exhausted", OutPktsProtected, OutPktsEncrypted}]},
+//    "rx_scs": [{"sci", InPkts*/InOctets*, "sas": [{"an", "enabled", "next_pn",
+//               "lowest_pn", InPktsOK, InPktsInvalid, InPktsNotValid,
+//               InPktsNotUsingSA, InPktsUnusedSA}]}]}
+// SCIs as 16 lower-case hex digits; only installed SAs are listed.
+nlohmann::json per_sc_json(const SecY& secy);
 
 struct TapLinkOptions {
   std::string lower;                  // lower interface (e.g. a veth end, eth0)

@@ -138,7 +138,7 @@ LinkConfig parse_link_config(const json& j, const std::filesystem::path& base_di
   check_members(j, root,
                 {"cipher_suite", "sci", "port", "mac", "confidentiality", "confidentiality_offset", "include_sci",
                  "use_es", "validate_frames", "replay_protect", "replay_window", "vlan_mode", "clear_tags_in_icv",
-                 "max_frame_size", "tx", "rx"});
+                 "max_frame_size", "tx", "rx", "rx_retire_delay_ms", "rx_retire_timeout_ms"});
   LinkConfig c;
   const std::string suite_name = get_string(j, root, "cipher_suite", /*required=*/true);
   auto suite = cipher_suite_from_string(suite_name);
@@ -182,6 +182,8 @@ LinkConfig parse_link_config(const json& j, const std::filesystem::path& base_di
     fail("/clear_tags_in_icv", "only meaningful with \"vlan_mode\": \"clear-tag\"");
   }
   c.secy.max_frame_size = get_uint(j, root, "max_frame_size", 0, 65535);
+  c.rx_retire_delay_ms = static_cast<std::uint32_t>(get_uint(j, root, "rx_retire_delay_ms", 1000, 3600000));
+  c.rx_retire_timeout_ms = static_cast<std::uint32_t>(get_uint(j, root, "rx_retire_timeout_ms", 60000, 86400000));
 
   const json* tx = find(j, "tx");
   if (tx == nullptr) fail("/tx", "required");

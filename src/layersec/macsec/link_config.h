@@ -23,6 +23,7 @@
 //     "tx": { "encoding_an": 0,
 //             "sas": [ { "an": 0, "pn": 1, "key_file": "tx.key",
 //                        "ssci": "00000001", "salt": "<24 hex digits>" } ] },
+//     "rx_retire_delay_ms": 1000, "rx_retire_timeout_ms": 60000,   // SA switching
 //     "rx": [ { "sci": "<16 hex digits>",
 //               "sas": [ { "an": 0, "pn": 1, "key_file": "rx.key", "ssci": ..., "salt": ... } ] } ]
 //   }
@@ -80,6 +81,13 @@ struct LinkConfig {
   std::uint8_t encoding_an = 0;
   std::vector<SaConfig> tx_sas;
   std::vector<RxScConfig> rx_scs;
+  // SA switching at run time (sa_rotation.h): a receive SA dropped from the
+  // configuration stays valid until a newer SA of its SC has received a
+  // verified frame and this much time has passed since ...
+  std::uint32_t rx_retire_delay_ms = 1000;
+  // ... or, at the latest, this long after it was dropped (0: no deadline,
+  // wait for frames on the newer SA).
+  std::uint32_t rx_retire_timeout_ms = 60000;
 };
 
 // Parses a configuration; relative key files are resolved against `base_dir`.

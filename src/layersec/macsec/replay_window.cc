@@ -38,6 +38,19 @@ void ReplayWindow::accept(std::uint64_t pn) {
   update_lowest();
 }
 
+void ReplayWindow::raise_lowest(std::uint64_t pn) {
+  if (exhausted_ || pn <= lowest_pn_) return;
+  const std::uint64_t last = xpn_ ? UINT64_MAX : 0xFFFFFFFFULL;
+  if (pn > last) {
+    exhausted_ = true;
+    next_pn_ = last;
+    lowest_pn_ = last;
+    return;
+  }
+  lowest_pn_ = pn;
+  if (next_pn_ < pn) next_pn_ = pn;
+}
+
 void ReplayWindow::set_window(std::uint32_t window) {
   window_ = window;
   update_lowest();

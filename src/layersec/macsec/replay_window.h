@@ -41,6 +41,11 @@ class ReplayWindow {
   // lowest acceptable PN follows it at distance `window`.
   void accept(std::uint64_t pn);
 
+  // Raises the lowest acceptable PN to `pn` (and nextPN with it) when `pn`
+  // is higher; never lowers either. Used when key agreement reports the
+  // lowest PN a peer will still accept (802.1AE-2018 10.7.14).
+  void raise_lowest(std::uint64_t pn);
+
   // Changes replayWindow (takes effect for the next accepted frame and for
   // the bound immediately).
   void set_window(std::uint32_t window);

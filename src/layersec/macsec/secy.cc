@@ -71,6 +71,7 @@ std::string_view to_string(SaError e) {
     case SaError::kScExists: return "receive SC already exists";
     case SaError::kEncodingSaBusy: return "the encoding SA cannot be replaced or removed";
     case SaError::kBadPn: return "PN out of range for the Cipher Suite";
+    case SaError::kPnBackwards: return "the lowest acceptable PN can only be raised";
   }
   return "unknown SA error";
 }
@@ -138,6 +139,39 @@ void SecYStats::for_each(const std::function<void(std::string_view, std::uint64_
   fn("OutOctetsEncrypted", OutOctetsEncrypted);
 }
 
+void RxScStats::for_each(const std::function<void(std::string_view, std::uint64_t)>& fn) const {
+  fn("InPktsOK", InPktsOK);
+  fn("InPktsInvalid", InPktsInvalid);
+  fn("InPktsNotValid", InPktsNotValid);
+  fn("InPktsLate", InPktsLate);
+  fn("InPktsUnchecked", InPktsUnchecked);
+  fn("InPktsDelayed", InPktsDelayed);
+  fn("InPktsNotUsingSA", InPktsNotUsingSA);
+  fn("InPktsUnusedSA", InPktsUnusedSA);
+  fn("InOctetsValidated", InOctetsValidated);
+  fn("InOctetsDecrypted", InOctetsDecrypted);
+}
+
+void RxSaStats::for_each(const std::function<void(std::string_view, std::uint64_t)>& fn) const {
+  fn("InPktsOK", InPktsOK);
+  fn("InPktsInvalid", InPktsInvalid);
+  fn("InPktsNotValid", InPktsNotValid);
+  fn("InPktsNotUsingSA", InPktsNotUsingSA);
+  fn("InPktsUnusedSA", InPktsUnusedSA);
+}
+
+void TxScStats::for_each(const std::function<void(std::string_view, std::uint64_t)>& fn) const {
+  fn("OutPktsProtected", OutPktsProtected);
+  fn("OutPktsEncrypted", OutPktsEncrypted);
+  fn("OutOctetsProtected", OutOctetsProtected);
+  fn("OutOctetsEncrypted", OutOctetsEncrypted);
+}
+
+void TxSaStats::for_each(const std::function<void(std::string_view, std::uint64_t)>& fn) const {
+  fn("OutPktsProtected", OutPktsProtected);
+  fn("OutPktsEncrypted", OutPktsEncrypted);
+}
+
 SecY::SecY(SecYConfig config) : config_(config) {
   if (config_.confidentiality_offset != 0 && config_.confidentiality_offset != 30 &&
       config_.confidentiality_offset != 50)
@@ -198,6 +232,7 @@ TxSaStatus SecY::tx_sa_status(std::uint8_t an) const {
   s.enabled = tx_sas_[an]->enabled;
   s.exhausted = tx_sas_[an]->exhausted;
   s.next_pn = tx_sas_[an]->next_pn;
+  s.stats = tx_sas_[an]->stats;
   return s;
 }
 
@@ -273,11 +308,17 @@ Result<std::size_t, ProtectError> SecY::protect(ByteSpan frame, MutableByteSpan 
 
   if (config_.confidentiality) {
     ++stats_.OutPktsEncrypted;
+    ++tx_sc_stats_.OutPktsEncrypted;
+    ++sa.stats.OutPktsEncrypted;
   } else {
     ++stats_.OutPktsProtected;
+    ++tx_sc_stats_.OutPktsProtected;
+    ++sa.stats.OutPktsProtected;
   }
   stats_.OutOctetsProtected += l.clear_data;
   stats_.OutOctetsEncrypted += l.data_size - l.clear_data;
+  tx_sc_stats_.OutOctetsProtected += l.clear_data;
+  tx_sc_stats_.OutOctetsEncrypted += l.data_size - l.clear_data;
   return total;
 }
 
@@ -326,7 +367,7 @@ Status<SaError> SecY::install_rx_sa(Sci sci, std::uint8_t an, const SaKeys& keys
   sc->sas[an].emplace(detail::RxSa{std::move(cipher).value(),
                                    ReplayWindow(is_xpn(config_.suite), lowest_pn,
                                                 config_.replay_window),
-                                   true});
+                                   true, 0, RxSaStats{}});
   return {};
 }
 
@@ -337,6 +378,30 @@ Status<SaError> SecY::enable_rx_sa(Sci sci, std::uint8_t an, bool enabled) {
   if (!sc->sas[an]) return Err(SaError::kNoSuchSa);
   sc->sas[an]->enabled = enabled;
   return {};
+}
+
+Status<SaError> SecY::raise_rx_sa_lowest_pn(Sci sci, std::uint8_t an, std::uint64_t lowest_pn) {
+  if (an > 3) return Err(SaError::kBadAn);
+  if (lowest_pn == 0 || lowest_pn > max_pn(config_.suite)) return Err(SaError::kBadPn);
+  detail::RxSc* sc = find_rx_sc(sci);
+  if (sc == nullptr) return Err(SaError::kNoSuchSc);
+  if (!sc->sas[an]) return Err(SaError::kNoSuchSa);
+  if (lowest_pn < sc->sas[an]->window.lowest_pn()) return Err(SaError::kPnBackwards);
+  sc->sas[an]->window.raise_lowest(lowest_pn);
+  return {};
+}
+
+std::optional<RxScStats> SecY::rx_sc_stats(Sci sci) const {
+  const detail::RxSc* sc = find_rx_sc(sci);
+  if (sc == nullptr) return std::nullopt;
+  return sc->stats;
+}
+
+std::vector<Sci> SecY::rx_scis() const {
+  std::vector<Sci> out;
+  out.reserve(rx_scs_.size());
+  for (const auto& sc : rx_scs_) out.push_back(sc.sci);
+  return out;
 }
 
 Status<SaError> SecY::remove_rx_sa(Sci sci, std::uint8_t an) {
@@ -356,6 +421,8 @@ RxSaStatus SecY::rx_sa_status(Sci sci, std::uint8_t an) const {
   s.enabled = sc->sas[an]->enabled;
   s.next_pn = sc->sas[an]->window.next_pn();
   s.lowest_pn = sc->sas[an]->window.lowest_pn();
+  s.verified_frames = sc->sas[an]->verified;
+  s.stats = sc->sas[an]->stats;
   return s;
 }
 
@@ -428,10 +495,14 @@ Result<Received, ReceiveDrop> SecY::validate(MutableByteSpan frame) {
   if (!slot || !slot->enabled) {
     if (tag.c || strict) {
       ++stats_.InPktsNotUsingSA;
+      ++sc->stats.InPktsNotUsingSA;
+      if (slot) ++slot->stats.InPktsNotUsingSA;
       return Err(ReceiveDrop::kNotUsingSa);
     }
     ++stats_.InPktsUnusedSA;
     ++stats_.InPktsNoSA;
+    ++sc->stats.InPktsUnusedSA;
+    if (slot) ++slot->stats.InPktsUnusedSA;
     Received r = deliver_stripped(frame, v, Disposition::kUnusedSa);
     r.sci = sc->sci;
     r.pn = tag.pn;
@@ -445,11 +516,14 @@ Result<Received, ReceiveDrop> SecY::validate(MutableByteSpan frame) {
   if (!recovered) {
     // Beyond the last PN of the SA: no valid frame can carry it.
     ++stats_.InPktsNotValid;
+    ++sc->stats.InPktsNotValid;
+    ++sa.stats.InPktsNotValid;
     return Err(ReceiveDrop::kNotValid);
   }
   const std::uint64_t pn = *recovered;
   if (config_.replay_protect && sa.window.is_late(pn)) {
     ++stats_.InPktsLate;
+    ++sc->stats.InPktsLate;
     return Err(ReceiveDrop::kLate);
   }
 
@@ -475,28 +549,39 @@ Result<Received, ReceiveDrop> SecY::validate(MutableByteSpan frame) {
   if (!valid) {
     if (checked && (tag.c || strict)) {
       ++stats_.InPktsNotValid;
+      ++sc->stats.InPktsNotValid;
+      ++sa.stats.InPktsNotValid;
       return Err(ReceiveDrop::kNotValid);
     }
     if (checked) {
       ++stats_.InPktsInvalid;  // Check mode, integrity only
+      ++sc->stats.InPktsInvalid;
+      ++sa.stats.InPktsInvalid;
       d = Disposition::kInvalid;
     } else {
       ++stats_.InPktsUnchecked;
+      ++sc->stats.InPktsUnchecked;
       d = Disposition::kUnchecked;
     }
   } else {
     if (tag.e) {
       stats_.InOctetsDecrypted += v.secure_data.size();
+      sc->stats.InOctetsDecrypted += v.secure_data.size();
     } else {
       stats_.InOctetsValidated += v.secure_data.size();
+      sc->stats.InOctetsValidated += v.secure_data.size();
     }
     if (sa.window.is_late(pn)) {
       ++stats_.InPktsDelayed;  // only reachable with replayProtect off
+      ++sc->stats.InPktsDelayed;
       d = Disposition::kDelayed;
     } else {
       ++stats_.InPktsOK;
+      ++sc->stats.InPktsOK;
+      ++sa.stats.InPktsOK;
       d = Disposition::kOk;
     }
+    ++sa.verified;
     sa.window.accept(pn);  // state advances only on verified input
   }
   Received r = deliver_stripped(frame, v, d);

@@ -74,8 +74,10 @@ struct SecYConfig {
   std::uint64_t pn_rekey_threshold = 0;
 };
 
-// 802.1AE MIB counters (ieee8021SecY*Stats). Receive counters are per SecY
-// here (the MIB also keeps them per receive SC/SA; the sums are these).
+// 802.1AE MIB counters (ieee8021SecY*Stats) of the whole SecY: the per-SC
+// and per-SA tables below break the receive and transmit ones down; these
+// are their sums plus the frames that never reached an SC (NoTag, BadTag,
+// NoSCI, UnknownSCI, Untagged) or an SA.
 struct SecYStats {
   std::uint64_t InPktsOK = 0;          // valid, PN in window
   std::uint64_t InPktsInvalid = 0;     // not valid, Check mode, C clear: delivered
@@ -105,6 +107,57 @@ struct SecYStats {
   bool operator==(const SecYStats&) const = default;
 };
 
+// Per receive SC counters (IEEE8021-SECY-MIB secyRxSCStatsTable, 802.1AE-2018
+// 10.7.9 summed per SC). Every frame that reaches the SC lookup and finds
+// this SC increments exactly one of the packet counters below; the SecY-level
+// counters (SecYStats) are the sums over all SCs plus what never reached one.
+struct RxScStats {
+  std::uint64_t InPktsOK = 0;
+  std::uint64_t InPktsInvalid = 0;
+  std::uint64_t InPktsNotValid = 0;
+  std::uint64_t InPktsLate = 0;
+  std::uint64_t InPktsUnchecked = 0;
+  std::uint64_t InPktsDelayed = 0;
+  std::uint64_t InPktsNotUsingSA = 0;
+  std::uint64_t InPktsUnusedSA = 0;
+  std::uint64_t InOctetsValidated = 0;
+  std::uint64_t InOctetsDecrypted = 0;
+  void for_each(const std::function<void(std::string_view, std::uint64_t)>& fn) const;
+  bool operator==(const RxScStats&) const = default;
+};
+
+// Per receive SA counters (secyRxSAStatsTable, 802.1AE-2018 10.7.9). NotUsingSA
+// and UnusedSA are counted here when the SA is installed but not enabled
+// (inUse false); with no SA at that AN only the SC counts them. Late,
+// Delayed and Unchecked are per SC only, as in the MIB.
+struct RxSaStats {
+  std::uint64_t InPktsOK = 0;
+  std::uint64_t InPktsInvalid = 0;
+  std::uint64_t InPktsNotValid = 0;
+  std::uint64_t InPktsNotUsingSA = 0;
+  std::uint64_t InPktsUnusedSA = 0;
+  void for_each(const std::function<void(std::string_view, std::uint64_t)>& fn) const;
+  bool operator==(const RxSaStats&) const = default;
+};
+
+// Transmit SC counters (secyTxSCStatsTable, 10.7.18).
+struct TxScStats {
+  std::uint64_t OutPktsProtected = 0;
+  std::uint64_t OutPktsEncrypted = 0;
+  std::uint64_t OutOctetsProtected = 0;
+  std::uint64_t OutOctetsEncrypted = 0;
+  void for_each(const std::function<void(std::string_view, std::uint64_t)>& fn) const;
+  bool operator==(const TxScStats&) const = default;
+};
+
+// Transmit SA counters (secyTxSAStatsTable, 10.7.22).
+struct TxSaStats {
+  std::uint64_t OutPktsProtected = 0;
+  std::uint64_t OutPktsEncrypted = 0;
+  void for_each(const std::function<void(std::string_view, std::uint64_t)>& fn) const;
+  bool operator==(const TxSaStats&) const = default;
+};
+
 // Why an SA/SC management call failed (configuration time).
 enum class SaError : std::uint8_t {
   kBadAn,           // AN > 3
@@ -115,6 +168,7 @@ enum class SaError : std::uint8_t {
   kScExists,        // receive SC already present
   kEncodingSaBusy,  // cannot replace the SA that is currently transmitting
   kBadPn,           // next PN 0 or beyond the suite's PN space
+  kPnBackwards,     // a lowest acceptable PN may only be raised, never lowered
 };
 std::string_view to_string(SaError e);
 
@@ -173,6 +227,7 @@ struct TxSaStatus {
   bool enabled = false;
   bool exhausted = false;
   std::uint64_t next_pn = 0;
+  TxSaStats stats{};
 };
 
 struct RxSaStatus {
@@ -180,6 +235,10 @@ struct RxSaStatus {
   bool enabled = false;
   std::uint64_t next_pn = 0;
   std::uint64_t lowest_pn = 0;
+  // Frames whose ICV verified on this SA (InPktsOK + delayed ones): a peer
+  // that has switched to this SA is known to be using it once this is > 0.
+  std::uint64_t verified_frames = 0;
+  RxSaStats stats{};
 };
 
 namespace detail {
@@ -189,16 +248,20 @@ struct TxSa {
   bool enabled = true;
   bool exhausted = false;
   std::uint64_t next_pn = 1;
+  TxSaStats stats{};
 };
 // One receive SA: its cipher context and receive PN state (10.7.14).
 struct RxSa {
   SaCipher cipher;
   ReplayWindow window;
   bool enabled = true;
+  std::uint64_t verified = 0;
+  RxSaStats stats{};
 };
 struct RxSc {
   Sci sci;
   std::array<std::optional<RxSa>, 4> sas;
+  RxScStats stats{};
 };
 }  // namespace detail
 
@@ -213,6 +276,14 @@ class SecY {
 
   [[nodiscard]] const SecYConfig& config() const { return config_; }
   [[nodiscard]] const SecYStats& stats() const { return stats_; }
+  // The transmit SC's counters (per-SA ones are in tx_sa_status()).
+  [[nodiscard]] const TxScStats& tx_sc_stats() const { return tx_sc_stats_; }
+  // A receive SC's counters; nullopt when no such SC. Counters start at zero
+  // when the SC (or, for rx_sa_status().stats, the SA) is installed and go
+  // with it when it is removed; the SecY-level sums keep counting.
+  [[nodiscard]] std::optional<RxScStats> rx_sc_stats(Sci sci) const;
+  // The SCIs of the receive SCs, ascending (management path; allocates).
+  [[nodiscard]] std::vector<Sci> rx_scis() const;
   // Changing replayProtect/replayWindow/validateFrames at run time is allowed.
   void set_validate_frames(ValidateFrames v) { config_.validate_frames = v; }
   void set_replay_protect(bool on, std::uint32_t window);
@@ -241,6 +312,12 @@ class SecY {
   [[nodiscard]] Status<SaError> install_rx_sa(Sci sci, std::uint8_t an, const SaKeys& keys,
                                               std::uint64_t lowest_pn = 1);
   [[nodiscard]] Status<SaError> enable_rx_sa(Sci sci, std::uint8_t an, bool enabled);
+  // Raises the lowest acceptable PN of a receive SA (the KaY's
+  // nextPN/lowestPN update, 802.1AE-2018 10.7.14; with MKA the value comes
+  // from the peer's Lowest Acceptable PN in its MKPDUs, 802.1X-2020 clause
+  // 11): frames below it become late. Lowering it is refused
+  // (kPnBackwards) so a replay window can never be reopened; equal is a no-op.
+  [[nodiscard]] Status<SaError> raise_rx_sa_lowest_pn(Sci sci, std::uint8_t an, std::uint64_t lowest_pn);
   [[nodiscard]] Status<SaError> remove_rx_sa(Sci sci, std::uint8_t an);
   [[nodiscard]] RxSaStatus rx_sa_status(Sci sci, std::uint8_t an) const;
   [[nodiscard]] std::size_t rx_sc_count() const { return rx_scs_.size(); }
@@ -268,6 +345,7 @@ class SecY {
 
   SecYConfig config_;
   SecYStats stats_;
+  TxScStats tx_sc_stats_;
   std::uint64_t rekey_threshold_ = 0;
   std::array<std::optional<detail::TxSa>, 4> tx_sas_;
   std::uint8_t encoding_an_ = 0;
