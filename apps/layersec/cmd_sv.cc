@@ -1,9 +1,9 @@
-// `layersec sv pcap|decode` and `layersec bench sv`.
+// `layersec sv pcap|decode` and `layersec bench sv`; the `sv` group that
+// cmd_sv_net.cc adds publish, subscribe and kdc to.
 //
 //   sv pcap    writes a merging unit's frames (any of the 8 profiles, any
 //              authentication scheme) to a classic pcap file that Wireshark
-//              dissects as `sv`; the offline stand-in for `sv publish` until the
-//              net module's raw-socket adapter exists.
+//              dissects as `sv`; the offline counterpart of `sv publish`.
 //   sv decode  reads a pcap through the Subscriber (decode, verify, supervise)
 //              and prints per-frame results and the stream counters.
 //   bench sv   per profile x scheme: MAC time, publisher per-frame processing
@@ -18,6 +18,9 @@
 #include <time.h>
 
 #include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstdlib>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -25,6 +28,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -38,16 +42,20 @@
 #include "layersec/base/keyfile.h"
 #include "layersec/base/secret.h"
 #include "layersec/crypto/kdf.h"
+#include "layersec/net/io.h"
 #include "layersec/net/pcap.h"
+#include "layersec/sv/kdc.h"
 #include "layersec/sv/profiles.h"
 #include "layersec/sv/publisher.h"
 #include "layersec/sv/subscriber.h"
 #include "runner.h"
+#include "sv_cli.h"
 
 namespace layersec::app {
 namespace {
 
 using namespace layersec::sv;
+using namespace layersec::app::svcli;
 
 // --- pcap (net::PcapWriter / net::PcapReader, over libpcap) -------------------
 
@@ -57,44 +65,6 @@ std::vector<net::PcapRecord> read_pcap(const std::string& path) {
   auto reader = net::PcapReader::open(path, &why);
   if (!reader) throw std::runtime_error("cannot read " + path + ": " + why);
   return reader->read_all();
-}
-
-// --- keys ----------------------------------------------------------------------
-
-// Reads a key file (hex text or raw bytes). Refused unless only the owner can
-// read it (mode 0600 or stricter). The key is never printed; its id is.
-SecretBytes load_key_file(const std::string& path) {
-  auto key = layersec::load_key_file(path);  // base/keyfile.h: 0600 owner-only, raw or hex
-  if (!key) throw std::runtime_error("key file " + path + ": " + std::string(to_string(key.error())));
-  return std::move(key).value();
-}
-
-KeyMaterial key_material(SecretBytes key, std::uint32_t key_id) {
-  KeyMaterial k;
-  k.key_id = key_id;
-  k.key = std::move(key);
-  k.time_of_current_key = 0;
-  return k;
-}
-
-// Deterministic, plausible samples: a 50 Hz three-phase set (currents in mA,
-// voltages in 10 mV, as 9-2LE scales them) with neutral = sum.
-void fill_samples(std::vector<Sample>& s, std::size_t asdus, std::uint64_t first_sample, std::uint32_t rate) {
-  static const double kTwoPi = 6.283185307179586;
-  for (std::size_t a = 0; a < asdus; ++a) {
-    const double t = static_cast<double>(first_sample + a) / rate;
-    Sample* ch = &s[a * 8];
-    std::int32_t isum = 0, vsum = 0;
-    for (int ph = 0; ph < 3; ++ph) {
-      const double w = kTwoPi * 50.0 * t - ph * kTwoPi / 3.0;
-      ch[ph] = Sample{static_cast<std::int32_t>(1000.0 * std::sin(w)), 0};
-      ch[4 + ph] = Sample{static_cast<std::int32_t>(6350000.0 * std::sin(w)), 0};  // 63.5 kV
-      isum += ch[ph].value;
-      vsum += ch[4 + ph].value;
-    }
-    ch[3] = Sample{isum, 0};
-    ch[7] = Sample{vsum, 0};
-  }
 }
 
 // --- sv pcap -------------------------------------------------------------------
@@ -112,18 +82,6 @@ struct PcapOptions {
   std::string key_file;
   std::uint32_t key_id = 1;
 };
-
-Profile need_profile(const std::string& name) {
-  auto p = find_profile(name);
-  if (!p) throw std::runtime_error("unknown profile " + name + " (use e.g. 4000/1 or LE-50Hz-80spc)");
-  return *p;
-}
-
-SecurityConfig need_scheme(const std::string& name) {
-  auto s = parse_scheme(name);
-  if (!s) throw std::runtime_error("unknown authentication scheme " + name);
-  return *s;
-}
 
 void run_pcap(const PcapOptions& o) {
   const Profile p = need_profile(o.profile);
@@ -220,30 +178,10 @@ void run_decode(const DecodeOptions& o) {
       d.ignore();
     }
   }
-  const auto& c = sub.counters(id);
-  nlohmann::json counters{{"frames", n},
-                          {"delivered", c.delivered},
-                          {"malformed", sub.malformed_total()},
-                          {"unknown_appid", sub.unknown_appid()},
-                          {"gaps", c.gaps},
-                          {"missing_samples", c.missing_samples},
-                          {"duplicates", c.duplicates},
-                          {"stale", c.stale},
-                          {"replays", c.replays},
-                          {"bad_tag", c.bad_tag},
-                          {"unknown_key", c.unknown_key},
-                          {"bad_extension", c.bad_extension},
-                          {"unexpected_extension", c.unexpected_extension},
-                          {"invariant_mismatch", c.invariant_mismatch},
-                          {"conf_rev_changes", c.conf_rev_changes},
-                          {"simulated", c.simulated},
-                          {"timeouts", c.timeouts},
-                          {"wrong_no_asdu", c.wrong_no_asdu},
-                          {"wrong_dataset", c.wrong_dataset},
-                          {"wrong_sv_id", c.wrong_sv_id},
-                          {"bad_smp_cnt", c.bad_smp_cnt},
-                          {"replayed_counter", c.replayed_counter},
-                          {"key_changes", c.key_changes}};
+  nlohmann::json counters = counters_json(sub.counters(id));
+  counters["frames"] = n;
+  counters["malformed"] = sub.malformed_total();
+  counters["unknown_appid"] = sub.unknown_appid();
   std::cout << nlohmann::json{{"counters", counters}}.dump() << "\n";
 }
 
@@ -256,49 +194,6 @@ struct BenchOptions {
   std::size_t frames = 0;  // 0: default (100,000; smoke 500)
   double pacing_s = 0.5;
 };
-
-inline std::int64_t clock_ns(clockid_t id) {
-  timespec ts{};
-  clock_gettime(id, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
-inline std::int64_t mono_ns() { return clock_ns(CLOCK_MONOTONIC); }
-// CPU time of this thread: unaffected by time spent descheduled on a loaded machine.
-inline std::int64_t thread_cpu_ns() { return clock_ns(CLOCK_THREAD_CPUTIME_ID); }
-
-std::string loadavg() {
-  std::ifstream in("/proc/loadavg");
-  std::string a, b, c;
-  in >> a >> b >> c;
-  return a + " " + b + " " + c;
-}
-
-long rss_kib() {
-  rusage ru{};
-  getrusage(RUSAGE_SELF, &ru);
-  return ru.ru_maxrss;  // Linux: KiB, peak of the process so far
-}
-
-struct Percentiles {
-  double p50 = 0, p99 = 0, max = 0, mean = 0;
-};
-
-Percentiles percentiles(std::vector<std::int64_t>& ns) {
-  Percentiles r;
-  if (ns.empty()) return r;
-  std::sort(ns.begin(), ns.end());
-  auto at = [&](double q) {
-    const std::size_t i = std::min(ns.size() - 1, static_cast<std::size_t>(q * static_cast<double>(ns.size())));
-    return static_cast<double>(ns[i]) / 1000.0;
-  };
-  r.p50 = at(0.50);
-  r.p99 = at(0.99);
-  r.max = static_cast<double>(ns.back()) / 1000.0;
-  double sum = 0;
-  for (auto v : ns) sum += static_cast<double>(v);
-  r.mean = sum / static_cast<double>(ns.size()) / 1000.0;
-  return r;
-}
 
 // A sink standing in for the NIC's TX ring: the frame is copied into the
 // next slot, as an AF_PACKET TX_RING or a sendto() would copy it.
@@ -479,6 +374,88 @@ nlohmann::json pacing_row(const Profile& p, double seconds) {
                         {"method", "clock_nanosleep(TIMER_ABSTIME) to deadline-60us, then spin; timer slack 1 ns"}};
 }
 
+// KDC handshake and distribution times per ML-KEM set (the issue's "ML-KEM
+// KDC handshake times"): wall time (CLOCK_MONOTONIC) of each step, in-process,
+// over `iterations` fresh handshakes of one IED.
+nlohmann::json kdc_row(kex::KemScheme kem, std::size_t iterations) {
+  using namespace layersec::sv::kdc;
+  KdcConfig cfg;
+  cfg.kem = kem;
+  auto kdc = Kdc::create(cfg);
+  if (!kdc) throw std::runtime_error("KDC: " + std::string(to_string(kdc.error())));
+  auto a = (*kdc)->register_ied("MU01");
+  auto b = (*kdc)->register_ied("P101");
+  if (!a || !b) throw std::runtime_error("KDC registration failed");
+  const std::vector<std::uint8_t> ek((*kdc)->public_key().begin(), (*kdc)->public_key().end());
+  auto ied = IedClient::create("MU01", kem, std::move(a).value(), ek);
+  if (!ied) throw std::runtime_error("IED: " + std::string(to_string(ied.error())));
+  StreamGroupConfig g;
+  g.security = need_scheme("chaskey12-selective");
+  g.publisher = "P101";  // MU01 joins below, so handshakes time authentication alone
+  auto stream = (*kdc)->add_stream(g, TimePoint::from_ns(clock_ns(CLOCK_REALTIME)));
+  if (!stream) throw std::runtime_error("KDC stream: " + std::string(to_string(stream.error())));
+  std::vector<std::int64_t> req_ns, verify_ns, confirm_ns, seal_ns, open_ns, total_ns;
+  std::size_t req_bytes = 0, res_bytes = 0, dist_bytes = 0;
+  std::int64_t t = clock_ns(CLOCK_REALTIME);
+  bool joined = false;
+  for (std::size_t i = 0; i < iterations; ++i) {
+    const TimePoint now = TimePoint::from_ns(t += 1'000'000);
+    const auto t0 = mono_ns();
+    auto req = (*ied)->start(now);
+    const auto t1 = mono_ns();
+    if (!req) throw std::runtime_error("IED request failed");
+    auto res = (*kdc)->on_auth_request(*req, now);
+    const auto t2 = mono_ns();
+    if (!res) throw std::runtime_error("KDC refused a request: " + std::string(to_string(res.error())));
+    auto ok = (*ied)->on_auth_response(res->response, now);
+    const auto t3 = mono_ns();
+    if (!ok) throw std::runtime_error("IED refused the confirmation");
+    if (!joined) {  // join after the first handshake; later handshakes also deliver the key
+      auto j = (*kdc)->add_member(*stream, "MU01", Role::kSubscriber, now);
+      if (!j) throw std::runtime_error("KDC join failed");
+      joined = true;
+      continue;
+    }
+    for (const auto& d : res->distributions) {
+      auto u = (*ied)->on_key_distribution(d.message, now);
+      if (!u) throw std::runtime_error("IED refused a distribution: " + std::string(to_string(u.error())));
+    }
+    // One rekey sealed for the two members, opened by this IED.
+    const auto t4 = mono_ns();
+    auto out = (*kdc)->rekey(*stream, now);
+    const auto t5 = mono_ns();
+    if (!out) throw std::runtime_error("KDC rekey failed");
+    std::int64_t open = 0;
+    for (const auto& d : *out) {
+      if (d.recipient != "MU01") continue;
+      dist_bytes = d.message.size();
+      const auto o0 = mono_ns();
+      auto u = (*ied)->on_key_distribution(d.message, now);
+      open = mono_ns() - o0;
+      if (!u) throw std::runtime_error("IED refused a rekey: " + std::string(to_string(u.error())));
+    }
+    req_bytes = req->size();
+    res_bytes = res->response.size();
+    req_ns.push_back(t1 - t0);
+    verify_ns.push_back(t2 - t1);
+    confirm_ns.push_back(t3 - t2);
+    total_ns.push_back(t3 - t0);
+    seal_ns.push_back((t5 - t4) / static_cast<std::int64_t>(std::max<std::size_t>(out->size(), 1)));
+    open_ns.push_back(open);
+  }
+  return nlohmann::json{{"kem", std::string(kex::scheme_name(kem))},
+                        {"iterations", total_ns.size()},
+                        {"handshake_us", stats_json(total_ns)},
+                        {"ied_request_us", stats_json(req_ns)},
+                        {"kdc_verify_us", stats_json(verify_ns)},
+                        {"ied_confirm_us", stats_json(confirm_ns)},
+                        {"distribution_seal_us_per_member", stats_json(seal_ns)},
+                        {"distribution_open_us", stats_json(open_ns)},
+                        {"request_bytes", req_bytes},
+                        {"response_bytes", res_bytes},
+                        {"distribution_bytes", dist_bytes}};
+}
+
 void run_bench(const BenchOptions& o) {
   if (o.micro) {
     benchrun::RunOptions ro;
@@ -528,6 +505,27 @@ void run_bench(const BenchOptions& o) {
                 row["lateness_max_us"].get<double>());
     pacing.push_back(std::move(row));
   }
+  nlohmann::json kdc_rows = nlohmann::json::array();
+  const std::size_t kdc_iters = o.smoke ? 5 : 200;
+  std::printf("\nKDC (ML-KEM), %zu handshakes per set, wall time in us (mean / p99): request = IED encaps + "
+              "tag, verify = KDC decaps + checks + confirm + sealing the IED's current group key, confirm = IED check; seal/open = one group-key "
+              "distribution:\n%-12s %18s %16s %16s %16s %16s %16s %7s %7s %7s\n",
+              kdc_iters, "kem", "handshake", "request", "verify", "confirm", "seal", "open", "req_B", "res_B",
+              "dist_B");
+  for (auto kem : {kex::KemScheme::kMlKem512, kex::KemScheme::kMlKem768, kex::KemScheme::kMlKem1024}) {
+    auto row = kdc_row(kem, kdc_iters + 1);
+    auto ms = [&](const char* k) {
+      char b[40];
+      std::snprintf(b, sizeof b, "%.1f / %.1f", row[k]["mean"].get<double>(), row[k]["p99"].get<double>());
+      return std::string(b);
+    };
+    std::printf("%-12s %18s %16s %16s %16s %16s %16s %7zu %7zu %7zu\n", row["kem"].get<std::string>().c_str(),
+                ms("handshake_us").c_str(), ms("ied_request_us").c_str(), ms("kdc_verify_us").c_str(),
+                ms("ied_confirm_us").c_str(), ms("distribution_seal_us_per_member").c_str(),
+                ms("distribution_open_us").c_str(), row["request_bytes"].get<std::size_t>(),
+                row["response_bytes"].get<std::size_t>(), row["distribution_bytes"].get<std::size_t>());
+    kdc_rows.push_back(std::move(row));
+  }
   std::printf("\nReference (the paper's figures, Raspberry Pi, not measured here): publisher 71.93 us/frame "
               "for 1-ASDU profiles, failing the 96 kHz profile's 10.4 us interarrival.\n");
   if (!o.json_path.empty()) {
@@ -537,6 +535,7 @@ void run_bench(const BenchOptions& o) {
                        {"frames_per_row", frames},
                        {"mac_iterations", mac_iters},
                        {"pacing", pacing},
+                       {"kdc", kdc_rows},
                        {"smoke", o.smoke},
                        {"paper_reference",
                         {{"publisher_us_per_frame_1asdu", 71.93},
