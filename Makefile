@@ -1,5 +1,6 @@
 # layersec quick start:
-#   make demo   install dependencies, build Release, run the main job
+#   make demo   install dependencies, build Release, run the self test and the main job
+#               (layersec demo: the paper's ten scenarios; results in build/demo-results)
 #   make test   install dependencies, build, run the whole ctest suite
 # Other targets: test-asan (ASan+UBSan build with clang, Debug), fuzz (libFuzzer
 # build with clang), bench (Release benchmarks), clean.
@@ -17,6 +18,7 @@ build/release/build.ninja: | deps
 demo: deps build/release/build.ninja
 	cmake --build build/release -j $(JOBS) --target layersec
 	./build/release/apps/layersec/layersec selftest
+	./build/release/apps/layersec/layersec demo --out build/demo-results
 
 test: deps
 	cmake -S . -B build/test $(CMAKE_COMMON) -DCMAKE_BUILD_TYPE=RelWithDebInfo

@@ -1,0 +1,196 @@
+#include "layersec/harness/plots.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+extern char** environ;
+
+namespace layersec::harness {
+
+std::optional<std::string> find_program(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  if (!path) return std::nullopt;
+  std::stringstream ss(path);
+  std::string dir;
+  while (std::getline(ss, dir, ':')) {
+    if (dir.empty()) continue;
+    const std::string candidate = dir + "/" + name;
+    if (::access(candidate.c_str(), X_OK) == 0 && std::filesystem::is_regular_file(candidate)) return candidate;
+  }
+  return std::nullopt;
+}
+
+int run_program(const std::vector<std::string>& argv, const std::string& output_file) {
+  if (argv.empty()) return -1;
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (!output_file.empty()) {
+    posix_spawn_file_actions_addopen(&actions, 1, output_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  }
+  pid_t pid = 0;
+  const int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) return -1;
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return -1;
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+bool is_png(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  unsigned char sig[8] = {};
+  in.read(reinterpret_cast<char*>(sig), 8);
+  static const unsigned char kPng[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
+  return in.gcount() == 8 && std::equal(sig, sig + 8, kPng);
+}
+
+namespace {
+
+// gnuplot string literal (single quotes; a quote is doubled).
+std::string gp_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') out += '\'';
+    out += c;
+  }
+  return out + "'";
+}
+
+std::string safe_name(const std::string& s) {
+  std::string out;
+  for (char c : s) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_') ? c : '_';
+  return out;
+}
+
+}  // namespace
+
+PlotOutcome write_plots(const std::string& dir, const std::vector<ScenarioResult>& rows) {
+  PlotOutcome outcome;
+  const auto gnuplot = find_program("gnuplot");
+  if (!gnuplot) {
+    outcome.message = "gnuplot not found on PATH: plots skipped (install gnuplot-nox, scripts/install-deps.sh)";
+    return outcome;
+  }
+  outcome.gnuplot_found = true;
+  namespace fs = std::filesystem;
+  const fs::path base(dir);
+  const fs::path data = base / "plot-data";
+  std::error_code ec;
+  fs::create_directories(data, ec);
+  if (ec) {
+    outcome.message = "cannot create " + data.string() + ": " + ec.message();
+    return outcome;
+  }
+  std::ostringstream gp;
+  gp << "set terminal pngcairo size 900,600 noenhanced font ',10'\n"
+     << "set grid\nset key bottom right\n";
+  // If pngcairo is missing, the plain png terminal is the fallback.
+  std::ostringstream gp_png;
+  std::vector<std::string> pngs;
+  std::vector<std::pair<std::string, std::string>> cdf_files;  // label, data file (cdf_all)
+  bool have_paper_rows = false;
+  for (const auto& r : rows) have_paper_rows = have_paper_rows || r.series == "paper-scenarios";
+  for (const auto& r : rows) {
+    if (r.samples_us.empty()) continue;
+    std::vector<double> sorted = r.samples_us;
+    std::sort(sorted.begin(), sorted.end());
+    const std::string name = safe_name(r.name);
+    const fs::path f = data / ("cdf_" + name + ".dat");
+    std::ofstream out(f);
+    out << "# half-RTT latency (us)  cumulative fraction\n";
+    for (const auto& [v, p] : cdf_points(sorted)) out << v << ' ' << p << "\n";
+    const std::string label = r.paper_id.empty() ? r.name : r.paper_id + " " + r.name;
+    // cdf_all shows the paper's scenarios when there are any (else every row).
+    if (!have_paper_rows || r.series == "paper-scenarios") cdf_files.emplace_back(label, f.string());
+    const std::string png = (base / ("cdf_" + name + ".png")).string();
+    gp << "set output " << gp_quote(png) << "\n"
+       << "set title " << gp_quote("Latency CDF: " + label + " (half RTT, N=" + std::to_string(r.subscribers) +
+                                   ", " + std::to_string(r.latency.count) + " samples, measured)")
+       << "\nset xlabel 'latency (us, real time)'\nset ylabel 'fraction of iterations'\nset yrange [0:1]\n"
+       << "plot " << gp_quote(f.string()) << " using 1:2 with steps lw 2 title " << gp_quote(label) << "\n";
+    pngs.push_back(png);
+  }
+  if (!cdf_files.empty()) {
+    const std::string png = (base / "cdf_all.png").string();
+    gp << "set output " << gp_quote(png)
+       << (have_paper_rows ? "\nset title 'Latency CDF, the paper scenarios (half RTT, measured)'\n"
+                           : "\nset title 'Latency CDF, all scenarios (half RTT, measured)'\n")
+       << "set logscale x\nplot ";
+    for (std::size_t i = 0; i < cdf_files.size(); ++i) {
+      gp << (i ? ", " : "") << gp_quote(cdf_files[i].second) << " using 1:2 with steps lw 2 title "
+         << gp_quote(cdf_files[i].first);
+    }
+    gp << "\nunset logscale x\n";
+    pngs.push_back(png);
+  }
+  // Latency against group size, one line per security configuration.
+  std::map<std::string, std::vector<const ScenarioResult*>> groups;
+  for (const auto& r : rows) {
+    if (r.series == "group-size") groups[r.security + "/" + r.key_distribution].push_back(&r);
+  }
+  if (!groups.empty()) {
+    std::vector<std::pair<std::string, std::string>> series;
+    for (auto& [key, list] : groups) {
+      std::sort(list.begin(), list.end(),
+                [](const ScenarioResult* a, const ScenarioResult* b) { return a->subscribers < b->subscribers; });
+      const fs::path f = data / ("group_" + safe_name(key) + ".dat");
+      std::ofstream out(f);
+      out << "# subscribers  mean_us  p99_us\n";
+      for (const auto* r : list) out << r->subscribers << ' ' << r->latency.mean << ' ' << r->latency.p99 << "\n";
+      series.emplace_back(key, f.string());
+    }
+    const std::string png = (base / "group_size.png").string();
+    gp << "set output " << gp_quote(png)
+       << "\nset title 'Latency against multicast group size (half RTT to the last receiver, measured)'\n"
+       << "set xlabel 'subscribers N'\nset ylabel 'latency (us, real time, log scale)'\nset autoscale y\n"
+       << "set logscale x 2\nset logscale y\nset key top left\nplot ";
+    for (std::size_t i = 0; i < series.size(); ++i) {
+      gp << (i ? ", " : "") << gp_quote(series[i].second) << " using 1:2 with linespoints lw 2 title "
+         << gp_quote(series[i].first + " mean") << ", " << gp_quote(series[i].second)
+         << " using 1:3 with linespoints dt 2 title " << gp_quote(series[i].first + " p99");
+    }
+    gp << "\nunset logscale x\nunset logscale y\n";
+    pngs.push_back(png);
+  }
+  if (pngs.empty()) {
+    outcome.message = "no samples to plot";
+    return outcome;
+  }
+  const fs::path script = base / "plots.gp";
+  {
+    std::ofstream out(script);
+    out << gp.str();
+  }
+  const fs::path log = base / "plot-data" / "gnuplot.log";
+  int rc = run_program({*gnuplot, script.string()}, log.string());
+  if (rc != 0) {
+    // Retry with the plain png terminal (gnuplot built without cairo).
+    std::string s = gp.str();
+    const std::string from = "set terminal pngcairo size 900,600 noenhanced font ',10'";
+    if (auto pos = s.find(from); pos != std::string::npos) s.replace(pos, from.size(), "set terminal png size 900,600");
+    std::ofstream(script) << s;
+    rc = run_program({*gnuplot, script.string()}, log.string());
+  }
+  for (const auto& p : pngs) {
+    if (is_png(p)) outcome.files.push_back(p);
+  }
+  if (rc != 0) outcome.message = "gnuplot failed (exit " + std::to_string(rc) + "), see " + log.string();
+  return outcome;
+}
+
+}  // namespace layersec::harness

@@ -1,0 +1,91 @@
+// Scenario results and their writers: results.json, results.csv, report.md.
+//
+// One row per measured scenario, the same layout for `layersec demo` and
+// `layersec bench scenarios` (and for rows other tools add, e.g. a DTLS
+// fan-out baseline: fill a ScenarioResult and append it). Latency figures are
+// microseconds of real time measured on CLOCK_MONOTONIC (see docs/harness.md);
+// paper figures are the seed paper's published milliseconds, converted to
+// microseconds only where a ratio needs them, and always labelled "paper".
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "layersec/harness/stats.h"
+
+namespace layersec::harness {
+
+struct ScenarioResult {
+  std::string name;        // "hybrid-psk-multicast", "group-n8", ...
+  std::string series;      // "paper-scenarios", "group-size", "payload", ...
+  std::string paper_id;    // "3a-B" when the row reproduces a paper sub-scenario
+  std::string label;       // human-readable
+  std::string topology = "sim";
+  std::string security;    // "none", "secoc", "hybrid", "macsec"
+  std::string key_distribution;  // "none", "psk", "rsa-mode-b", "group-mode-b"
+  std::string delivery;    // "unicast" or "multicast"
+  int subscribers = 1;
+  std::size_t payload_bytes = 64;
+  int iterations = 0;      // requested
+  Summary latency;         // half round trip, us (count = completed iterations)
+  Summary one_way;         // publisher notify -> last subscriber's event handler, us
+  std::vector<double> samples_us;  // half-RTT samples, in order (for the CDF)
+  double secoc_path_us = 0;        // SecOC protect + verify time per iteration, us (mean)
+  double secoc_path_p50_us = 0;    // its median (robust against a preempted sample)
+  std::uint64_t secoc_ops_per_iteration = 0;
+  double cpu_us_per_iteration = 0; // thread CPU inside the measured windows / iterations
+  double cpu_pct = 0;              // cpu_us_per_iteration / pacing, % of one core
+  double pacing_ms = 50;           // the paper's pacing (Table 15)
+  std::uint64_t rss_kib = 0;       // peak RSS of the process during this scenario
+  std::optional<double> baseline_p99_us;
+  std::optional<double> baseline_mean_us;
+  std::optional<double> ratio_p99;
+  std::optional<double> ratio_mean;
+  std::optional<double> establishment_ms;  // RSA / group key establishment (wall, once)
+  std::uint64_t security_rejections = 0;   // SecOC + MACsec drops during the run (expected 0)
+  std::uint64_t timeouts = 0;              // iterations that did not complete
+  std::uint64_t frames_on_wire = 0;
+  std::string notes;
+};
+
+// Fills baseline_* and ratio_* of every row from the row named `baseline`
+// per delivery mode: rows whose delivery is "unicast" use `unicast_baseline`,
+// "multicast" ones `multicast_baseline` (names of rows in `rows`).
+void apply_baselines(std::vector<ScenarioResult>& rows, const std::string& unicast_baseline,
+                     const std::string& multicast_baseline);
+
+// Facts about the run printed with the results.
+struct RunInfo {
+  std::string command;      // "demo" / "bench scenarios"
+  std::uint64_t seed = 0;
+  int iterations = 0;
+  std::string build_type;   // CMAKE_BUILD_TYPE of this binary
+  std::string started_utc;
+  std::string host;
+  bool peak_rss_per_scenario = false;
+  std::string method;       // one paragraph on how latency was measured
+  std::vector<std::string> notes;
+};
+
+// The paper's figures for one row (object with "source"), or null.
+[[nodiscard]] nlohmann::json paper_json(const ScenarioResult& r);
+[[nodiscard]] nlohmann::json to_json(const ScenarioResult& r, bool with_samples = false);
+// {"run": {...}, "scenarios": [...], "establishment": [...]}
+[[nodiscard]] nlohmann::json results_json(const RunInfo& info, const std::vector<ScenarioResult>& rows);
+
+// CSV: header line then one line per row (fields quoted where needed).
+void write_csv(std::ostream& out, const std::vector<ScenarioResult>& rows);
+[[nodiscard]] std::string csv_header();
+
+// Markdown report: method, one table of measured rows with the paper's
+// figures beside them, the establishment table and the notes.
+void write_markdown(std::ostream& out, const RunInfo& info, const std::vector<ScenarioResult>& rows);
+// The same tables in plain text for the terminal.
+void write_text_table(std::ostream& out, const std::vector<ScenarioResult>& rows);
+
+}  // namespace layersec::harness

@@ -1,0 +1,193 @@
+#include "layersec/harness/results.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "layersec/harness/demo.h"
+#include "layersec/harness/paper.h"
+#include "layersec/harness/plots.h"
+
+namespace layersec::harness {
+namespace {
+
+ScenarioResult row(std::string name, std::string paper_id, std::string security, std::string delivery,
+                   std::vector<double> samples) {
+  ScenarioResult r;
+  r.name = std::move(name);
+  r.series = "paper-scenarios";
+  r.paper_id = std::move(paper_id);
+  r.security = std::move(security);
+  r.key_distribution = r.security == "none" ? "none" : "psk";
+  r.delivery = std::move(delivery);
+  r.subscribers = r.delivery == "multicast" ? 2 : 1;
+  r.iterations = static_cast<int>(samples.size());
+  r.latency = summarize(samples);
+  r.samples_us = std::move(samples);
+  return r;
+}
+
+std::vector<ScenarioResult> sample_rows() {
+  std::vector<ScenarioResult> rows;
+  rows.push_back(row("unsecured-unicast", "1-A", "none", "unicast", {10, 10, 10, 20}));
+  rows.push_back(row("unsecured-multicast", "1-B", "none", "multicast", {20, 20, 20, 40}));
+  rows.push_back(row("secoc-psk-unicast", "2a-A", "secoc", "unicast", {30, 30, 30, 60}));
+  rows.push_back(row("secoc-rsa-multicast", "2b-B", "secoc", "multicast", {40, 40, 40, 80}));
+  rows.back().establishment_ms = 12.5;
+  return rows;
+}
+
+TEST(HarnessResultsTest, PaperTablesHaveTheTenScenarios) {
+  const auto& p = paper_scenarios();
+  ASSERT_EQ(p.size(), 10u);
+  EXPECT_EQ(p.front().id, "1-A");
+  EXPECT_EQ(p.back().id, "3b-B");
+  const auto* worst = paper_scenario("3b-B");
+  ASSERT_NE(worst, nullptr);
+  EXPECT_DOUBLE_EQ(worst->p99_ms, 40.99);          // Table 19
+  EXPECT_DOUBLE_EQ(*worst->establishment_ms, 33.77);  // Table 17
+  EXPECT_EQ(paper_scenario("9-Z"), nullptr);
+  for (const auto& s : p) {
+    EXPECT_LE(s.p50_ms, s.p95_ms) << s.id;
+    EXPECT_LE(s.p95_ms, s.p99_ms) << s.id;
+    EXPECT_EQ(s.establishment_ms.has_value(), s.id[1] == 'b') << s.id;
+  }
+  EXPECT_EQ(paper_hybrid_group_ms(16).value_or(0), 35.4);  // Table 21
+  EXPECT_FALSE(paper_hybrid_group_ms(3).has_value());
+}
+
+TEST(HarnessResultsTest, BaselinesUseTheSameDeliveryMode) {
+  auto rows = sample_rows();
+  apply_baselines(rows, "unsecured-unicast", "unsecured-multicast");
+  const auto& uni = rows[0];
+  const auto& secoc = rows[2];
+  const auto& rsa_multi = rows[3];
+  ASSERT_TRUE(secoc.ratio_p99.has_value());
+  EXPECT_DOUBLE_EQ(*secoc.baseline_p99_us, uni.latency.p99);
+  EXPECT_DOUBLE_EQ(*secoc.ratio_p99, secoc.latency.p99 / uni.latency.p99);
+  EXPECT_DOUBLE_EQ(*rsa_multi.baseline_p99_us, rows[1].latency.p99);
+  EXPECT_DOUBLE_EQ(*rows[0].ratio_p99, 1.0);
+}
+
+TEST(HarnessResultsTest, JsonRowHasTheDocumentedFields) {
+  auto rows = sample_rows();
+  apply_baselines(rows, "unsecured-unicast", "unsecured-multicast");
+  RunInfo info;
+  info.command = "demo";
+  info.seed = 7;
+  const nlohmann::json j = results_json(info, rows);
+  ASSERT_EQ(j["scenarios"].size(), rows.size());
+  for (const auto& s : j["scenarios"]) {
+    for (const char* k : {"name", "topology", "iterations", "mean_us", "p50_us", "p95_us", "p99_us", "max_us",
+                          "cpu_pct", "rss_kib", "baseline_p99_us", "ratio_p99", "paper"}) {
+      EXPECT_TRUE(s.contains(k)) << k;
+    }
+    EXPECT_LE(s["p50_us"].get<double>(), s["p99_us"].get<double>());
+    EXPECT_LE(s["p99_us"].get<double>(), s["max_us"].get<double>());
+    ASSERT_TRUE(s["paper"].is_object());
+    EXPECT_EQ(s["paper"]["label"], "paper");
+  }
+  EXPECT_EQ(j["scenarios"][2]["paper"]["mean_ms"].get<double>(), 28.37);
+  ASSERT_EQ(j["establishment"].size(), 1u);
+  EXPECT_EQ(j["establishment"][0]["establishment_ms"].get<double>(), 12.5);
+  EXPECT_EQ(j["establishment"][0]["paper"]["establishment_ms"].get<double>(), 31.33);
+  EXPECT_EQ(j["run"]["seed"], 7);
+  // Samples only on request.
+  EXPECT_FALSE(to_json(rows[0]).contains("samples_us"));
+  EXPECT_EQ(to_json(rows[0], true)["samples_us"].size(), 4u);
+}
+
+TEST(HarnessResultsTest, CsvHasOneLinePerRowAndAConsistentColumnCount) {
+  auto rows = sample_rows();
+  rows[0].notes = "a, \"quoted\" note";  // notes are not in the CSV, names could be
+  rows[0].name = "name,with,commas";
+  std::ostringstream out;
+  write_csv(out, rows);
+  std::istringstream in(out.str());
+  std::string line;
+  std::vector<std::string> lines;
+  while (std::getline(in, line)) lines.push_back(line);
+  ASSERT_EQ(lines.size(), rows.size() + 1);
+  EXPECT_EQ(lines[0], csv_header());
+  EXPECT_EQ(lines[1].rfind("\"name,with,commas\",", 0), 0u);
+  auto columns = [](const std::string& l) {
+    std::size_t n = 1;
+    bool quoted = false;
+    for (char c : l) {
+      if (c == '"') quoted = !quoted;
+      if (c == ',' && !quoted) ++n;
+    }
+    return n;
+  };
+  for (const auto& l : lines) EXPECT_EQ(columns(l), columns(lines[0])) << l;
+}
+
+TEST(HarnessResultsTest, MarkdownLabelsThePaperFigures) {
+  auto rows = sample_rows();
+  RunInfo info;
+  info.command = "demo";
+  info.method = "METHOD-PARAGRAPH";
+  std::ostringstream md;
+  write_markdown(md, info, rows);
+  const std::string s = md.str();
+  EXPECT_NE(s.find("METHOD-PARAGRAPH"), std::string::npos);
+  EXPECT_NE(s.find("paper mean ms"), std::string::npos);
+  EXPECT_NE(s.find("Table 17"), std::string::npos);
+  EXPECT_NE(s.find("2a-A secoc-psk-unicast"), std::string::npos);
+  std::ostringstream text;
+  write_text_table(text, rows);
+  EXPECT_NE(text.str().find("31.33"), std::string::npos);  // establishment, paper
+}
+
+TEST(HarnessResultsTest, ResultsFolderHoldsJsonCsvReportAndSamples) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("layersec-results-test-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  auto rows = sample_rows();
+  RunInfo info;
+  info.command = "demo";
+  std::ostringstream out, err;
+  ASSERT_TRUE(write_results_folder(dir.string(), info, rows, /*plots=*/false, out, err)) << err.str();
+  for (const char* f : {"results.json", "results.csv", "report.md", "samples/unsecured-unicast.txt"}) {
+    EXPECT_TRUE(fs::exists(dir / f)) << f;
+  }
+  std::ifstream in(dir / "results.json");
+  const auto j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["scenarios"].size(), rows.size());
+  if (find_program("gnuplot")) {
+    const PlotOutcome p = write_plots(dir.string(), rows);
+    ASSERT_FALSE(p.files.empty()) << p.message;
+    for (const auto& f : p.files) EXPECT_TRUE(is_png(f)) << f;
+  }
+  fs::remove_all(dir);
+}
+
+TEST(HarnessResultsTest, NetnsTopologyIsRefusedClearly) {
+  BenchScenarioOptions o;
+  o.topology = "netns";
+  std::ostringstream out, err;
+  EXPECT_NE(run_bench_scenarios(o, out, err), 0);
+  EXPECT_NE(err.str().find("not implemented in this build"), std::string::npos);
+}
+
+TEST(HarnessResultsTest, BenchSpecsCoverTheSweeps) {
+  BenchScenarioOptions o;
+  const auto specs = bench_scenario_specs(o);
+  bool tp = false, n64 = false, load = false, p1400 = false;
+  for (const auto& s : specs) {
+    tp = tp || s.series == "someip-tp";
+    n64 = n64 || (s.testbed.subscribers == 64 && s.testbed.keys == KeyDistribution::kGroupModeB);
+    load = load || s.testbed.background_mbps > 0;
+    p1400 = p1400 || s.testbed.payload_bytes == 1400;
+  }
+  EXPECT_TRUE(tp);
+  EXPECT_TRUE(n64);
+  EXPECT_TRUE(load);
+  EXPECT_TRUE(p1400);
+}
+
+}  // namespace
+}  // namespace layersec::harness

@@ -1,0 +1,697 @@
+#include "layersec/harness/testbed.h"
+
+#include <stdexcept>
+
+#include "layersec/crypto/kdf.h"
+#include "layersec/harness/stats.h"
+#include "layersec/kex/group_keys.h"
+#include "layersec/kex/mode_b.h"
+#include "layersec/macsec/link.h"
+#include "layersec/net/sim_host.h"
+#include "layersec/secoc/engine.h"
+#include "layersec/secoc/state_store.h"
+#include "layersec/someip/runtime.h"
+#include "layersec/someip/sim_transport.h"
+
+namespace layersec::harness {
+
+namespace {
+
+constexpr std::uint16_t kService = 0x1234;
+constexpr std::uint16_t kInstance = 0x0001;
+constexpr std::uint16_t kEvent = 0x8001;
+constexpr std::uint16_t kEventgroup = 0x0001;
+constexpr std::uint16_t kAnswerBase = 0x0010;     // subscriber i answers on method kAnswerBase + i
+constexpr std::uint16_t kKeyRequest = 0x0100;     // Mode B KeyRequest -> KeyDelivery
+constexpr std::uint16_t kKeyConfirm = 0x0101;     // Mode B KeyConfirm -> empty response
+constexpr std::uint16_t kServicePort = 30509;
+constexpr std::uint16_t kClientPort = 30501;
+constexpr std::uint16_t kSubscriberPort = 30502;
+constexpr std::uint16_t kEventDataId = 0x0100;
+constexpr std::uint16_t kAnswerDataIdBase = 0x0200;
+constexpr std::uint16_t kPublisherSenderId = 0x0001;
+constexpr std::uint16_t kSyncDataIdBase = 0xFF00;
+constexpr std::uint16_t kLoadPort = 9;  // discard: nobody listens
+constexpr int kMaxSubscribers = 200;
+// Simulated wall-clock epoch (Unix seconds) the certificates are valid at.
+constexpr std::int64_t kEpochS = 1'780'000'000;
+
+void check(bool ok, const std::string& what) {
+  if (!ok) throw std::runtime_error("testbed: " + what);
+}
+
+kex::Identity must(Result<kex::Identity, kex::PkiError> r, const char* what) {
+  if (!r.ok()) throw std::runtime_error(std::string("credentials: ") + what + ": " + std::string(kex::to_string(r.error())));
+  return std::move(r).value();
+}
+
+net::Ipv4Address host_ip(int index) {  // 0 publisher, 1..N subscribers, 250 load
+  const int v = 1 + index;
+  return net::Ipv4Address::from_octets(10, 0, static_cast<std::uint8_t>(v / 250),
+                                       static_cast<std::uint8_t>(v % 250 + 1));
+}
+
+std::uint16_t subscriber_client_id(int i) { return static_cast<std::uint16_t>(0x0100 + i); }
+std::uint16_t answer_method(int i) { return static_cast<std::uint16_t>(kAnswerBase + i); }
+
+macsec::SecY make_secy(macsec::Sci self, macsec::Sci peer, ByteSpan tx_key, ByteSpan rx_key) {
+  macsec::SecYConfig c;
+  c.sci = self;
+  c.suite = macsec::CipherSuite::kGcmAes128;
+  c.validate_frames = macsec::ValidateFrames::kStrict;
+  c.confidentiality = true;
+  macsec::SecY s(c);
+  check(s.install_tx_sa(0, macsec::SaKeys{tx_key}, 1).ok(), "MACsec tx SA");
+  check(s.set_encoding_sa(0).ok(), "MACsec encoding SA");
+  check(s.add_rx_sc(peer).ok(), "MACsec rx SC");
+  check(s.install_rx_sa(peer, 0, macsec::SaKeys{rx_key}, 1).ok(), "MACsec rx SA");
+  return s;
+}
+
+SecretBytes random_key(std::size_t n) {
+  SecretBytes k(n);
+  check(crypto::random_bytes(k.mutable_span()).ok(), "random key");
+  return k;
+}
+
+}  // namespace
+
+std::string to_string(Security s) {
+  switch (s) {
+    case Security::kNone: return "none";
+    case Security::kSecoc: return "secoc";
+    case Security::kHybrid: return "hybrid";
+  }
+  return "?";
+}
+
+std::string to_string(KeyDistribution k) {
+  switch (k) {
+    case KeyDistribution::kNone: return "none";
+    case KeyDistribution::kPsk: return "psk";
+    case KeyDistribution::kRsaModeB: return "rsa-mode-b";
+    case KeyDistribution::kGroupModeB: return "group-mode-b";
+  }
+  return "?";
+}
+
+// --- credentials -------------------------------------------------------------
+
+std::shared_ptr<const Credentials> Credentials::create(int max_subscribers, std::uint16_t service) {
+  auto c = std::shared_ptr<Credentials>(new Credentials);
+  const auto validity = kex::Validity::days_from(kEpochS, 365);
+  c->ca_ = must(kex::create_ca({"layersec-demo-ca", kex::CaKind::kVehicle, kex::KeyAlgorithm::kEcdsaP256,
+                                kex::Validity::days_from(kEpochS, 3650)}),
+                "CA");
+  c->publisher_ = must(kex::issue_certificate(c->ca_, {"demo-publisher", {service}, kex::KeyAlgorithm::kRsa2048, validity}),
+                       "publisher certificate");
+  const int n = std::max(1, max_subscribers);
+  c->subscribers_.reserve(static_cast<std::size_t>(n));
+  c->subscribers_.push_back(must(
+      kex::issue_certificate(c->ca_, {"demo-subscriber-1", {service}, kex::KeyAlgorithm::kRsa2048, validity}),
+      "subscriber certificate"));
+  if (n > 1) {
+    // Further subscribers: own certificates over one more RSA-2048 key pair.
+    auto shared = must(
+        kex::issue_certificate(c->ca_, {"demo-subscriber-2", {service}, kex::KeyAlgorithm::kRsa2048, validity}),
+        "subscriber certificate");
+    auto pem = shared.key.to_pem();
+    check(pem.ok(), "subscriber key export");
+    c->subscribers_.push_back(std::move(shared));
+    for (int i = 3; i <= n; ++i) {
+      auto key = kex::PrivateKey::from_pem(pem->span());
+      check(key.ok(), "subscriber key import");
+      auto cert = kex::issue_certificate_for_key(
+          c->ca_, key->public_key(),
+          {"demo-subscriber-" + std::to_string(i), {service}, kex::KeyAlgorithm::kRsa2048, validity});
+      check(cert.ok(), "subscriber certificate");
+      c->subscribers_.push_back(kex::Identity{std::move(cert).value(), std::move(key).value()});
+    }
+  }
+  auto trust = kex::TrustStore::create(std::span<const kex::Certificate>(&c->ca_.certificate, 1));
+  check(trust.ok(), "trust store");
+  c->trust_ = std::move(trust).value();
+  return c;
+}
+
+const kex::Identity& Credentials::subscriber(int i) const {
+  if (i < 0 || i >= static_cast<int>(subscribers_.size())) throw std::out_of_range("credentials: subscriber");
+  return subscribers_[static_cast<std::size_t>(i)];
+}
+
+// --- the testbed -----------------------------------------------------------------
+
+struct Testbed::Impl {
+  struct Node {
+    std::unique_ptr<net::SimHost> host;
+    net::PortId port = 0;
+    std::unique_ptr<macsec::MacsecLink> host_secy;
+    std::unique_ptr<macsec::MacsecLink> switch_secy;
+    std::unique_ptr<net::FrameShim> shim;
+    std::unique_ptr<secoc::MemoryStateStore> store;
+    std::unique_ptr<secoc::Engine> engine;
+    std::unique_ptr<someip::SimTransport> transport;
+    std::unique_ptr<someip::SeededRandom> random;
+    std::unique_ptr<someip::Runtime> runtime;
+  };
+
+  explicit Impl(std::uint64_t seed)
+      : sim(seed, TimePoint::from_ns(kEpochS * 1'000'000'000LL)), segment(sim) {}
+  ~Impl() {
+    // Runtimes first (they send StopOffers through their transports).
+    for (auto* n : all_nodes()) n->runtime.reset();
+    for (auto* n : all_nodes()) n->transport.reset();
+  }
+
+  std::vector<Node*> all_nodes() {
+    std::vector<Node*> v{&publisher};
+    for (auto& s : subscribers) v.push_back(&s);
+    if (load) v.push_back(load.get());
+    return v;
+  }
+
+  net::Simulator sim;
+  net::Segment segment;
+  macsec::MacsecPortProcessor ports;
+  Node publisher;
+  std::vector<Node> subscribers;
+  std::unique_ptr<Node> load;
+
+  // Loop state.
+  std::uint32_t current = 0;
+  int answers = 0;
+  int events_seen = 0;
+  std::int64_t t_start = 0;
+  std::int64_t t_last_event = 0;
+  std::int64_t t_last_answer = 0;
+  std::uint64_t delivered = 0;
+  std::vector<std::uint8_t> payload;
+  std::vector<std::vector<std::uint8_t>> answer_buf;
+
+  // Background load.
+  Duration load_interval = Duration::zero();
+  std::vector<std::uint8_t> load_payload;
+  bool load_running = false;
+  void schedule_load();
+};
+
+void Testbed::Impl::schedule_load() {
+  if (!load || load_interval <= Duration::zero()) return;
+  sim.schedule_in(load_interval, [this] {
+    for (std::size_t i = 0; i < subscribers.size(); ++i) {
+      (void)load->host->send_to(kLoadPort, {host_ip(static_cast<int>(i) + 1), kLoadPort}, load_payload).ok();
+    }
+    schedule_load();
+  });
+}
+
+std::uint16_t Testbed::subscriber_port() { return kSubscriberPort; }
+net::PortId Testbed::publisher_port() const { return impl_->publisher.port; }
+
+Testbed::Testbed(TestbedOptions options, std::shared_ptr<const Credentials> credentials)
+    : options_(std::move(options)), impl_(std::make_unique<Impl>(options_.seed)) {
+  auto& im = *impl_;
+  const int n = options_.subscribers;
+  if (n < 1 || n > kMaxSubscribers) throw std::invalid_argument("testbed: subscribers must be in [1, 200]");
+  const bool secured = options_.security != Security::kNone;
+  if (secured && options_.keys == KeyDistribution::kNone) throw std::invalid_argument("testbed: secured without keys");
+  if (!secured && options_.keys != KeyDistribution::kNone) throw std::invalid_argument("testbed: keys without SecOC");
+  const bool mode_b = options_.keys == KeyDistribution::kRsaModeB || options_.keys == KeyDistribution::kGroupModeB;
+  if (mode_b && (!credentials || credentials->max_subscribers() < n))
+    throw std::invalid_argument("testbed: Mode B needs credentials for every subscriber");
+  credentials_ = std::move(credentials);
+
+  // Hosts and links.
+  im.subscribers.resize(static_cast<std::size_t>(n));
+  if (options_.background_mbps > 0) im.load = std::make_unique<Impl::Node>();
+  std::vector<std::pair<Impl::Node*, int>> nodes{{&im.publisher, 0}};
+  for (int i = 0; i < n; ++i) nodes.emplace_back(&im.subscribers[static_cast<std::size_t>(i)], i + 1);
+  if (im.load) nodes.emplace_back(im.load.get(), 249);
+  for (auto& [node, index] : nodes) {
+    net::SimHostConfig hc;
+    hc.mac = net::MacAddress::local(static_cast<std::uint32_t>(0x1000 + index));
+    hc.ip = host_ip(index);
+    hc.prefix_length = 16;
+    hc.dynamic_arp = false;
+    node->host = std::make_unique<net::SimHost>(im.sim, hc);
+    if (options_.security == Security::kHybrid) {
+      const auto host_sci = macsec::Sci::from_parts(hc.mac.bytes.data(), 1);
+      const auto sw_mac = net::MacAddress::local(static_cast<std::uint32_t>(0xF000 + index));
+      const auto sw_sci = macsec::Sci::from_parts(sw_mac.bytes.data(), 1);
+      const SecretBytes up = random_key(16);    // host -> switch SAK
+      const SecretBytes down = random_key(16);  // switch -> host SAK
+      node->host_secy = std::make_unique<macsec::MacsecLink>(make_secy(host_sci, sw_sci, up.span(), down.span()));
+      node->switch_secy = std::make_unique<macsec::MacsecLink>(make_secy(sw_sci, host_sci, down.span(), up.span()));
+      node->shim = std::make_unique<net::FrameShim>(macsec::make_sim_shim(*node->host_secy));
+      node->port = im.segment.add_port(options_.link, node->shim.get());
+      node->shim->connect(&im.segment.sender(node->port), node->host.get());
+      node->host->connect(node->shim.get());
+      im.ports.bind(node->port, node->switch_secy.get());
+      im.segment.set_port_processor(node->port, &im.ports);
+    } else {
+      node->port = node->host->attach(im.segment, options_.link);
+    }
+  }
+  for (auto& [a, ia] : nodes) {
+    for (auto& [b, ib] : nodes) {
+      if (a != b) a->host->add_static_arp(b->host->config().ip, b->host->config().mac);
+    }
+  }
+
+  // SOME/IP configuration.
+  someip::SdTiming timing;
+  timing.initial_delay_min = Duration::milliseconds(0);
+  timing.initial_delay_max = Duration::milliseconds(10);
+  const std::size_t max_message = std::max<std::size_t>(options_.payload_bytes + 64, 4096);
+
+  someip::RuntimeConfig pc;
+  pc.name = "publisher";
+  pc.client_id = 0x0001;
+  pc.client_port = kClientPort;
+  pc.sd_timing = timing;
+  pc.max_message_size = max_message;
+  someip::ServiceConfig svc;
+  svc.service_id = kService;
+  svc.instance_id = kInstance;
+  svc.udp_port = kServicePort;
+  for (int i = 0; i < n; ++i) svc.methods.push_back({answer_method(i), true});
+  svc.methods.push_back({kKeyRequest, false});
+  svc.methods.push_back({kKeyConfirm, false});
+  someip::EventConfig ev;
+  ev.event_id = kEvent;
+  ev.eventgroups = {kEventgroup};
+  svc.events = {ev};
+  someip::EventgroupConfig eg;
+  eg.eventgroup_id = kEventgroup;
+  if (options_.multicast) {
+    eg.multicast = someip::Endpoint{someip::IpAddress::v4(239, 0, 0, 1), 30510, someip::L4Proto::kUdp};
+    eg.multicast_threshold = 1;
+  }
+  svc.eventgroups = {eg};
+  pc.services = {svc};
+
+  auto make_runtime = [&](Impl::Node& node, someip::RuntimeConfig cfg, std::uint64_t rnd_seed) {
+    node.transport = std::make_unique<someip::SimTransport>(im.sim, *node.host);
+    node.random = std::make_unique<someip::SeededRandom>(rnd_seed);
+    node.runtime = std::make_unique<someip::Runtime>(std::move(cfg), *node.transport, *node.random);
+  };
+  make_runtime(im.publisher, pc, options_.seed * 7919 + 1);
+  for (int i = 0; i < n; ++i) {
+    someip::RuntimeConfig sc;
+    sc.name = "subscriber-" + std::to_string(i + 1);
+    sc.client_id = subscriber_client_id(i);
+    sc.client_port = kClientPort;
+    sc.sd_timing = timing;
+    sc.max_message_size = max_message;
+    someip::ClientConfig cl;
+    cl.service_id = kService;
+    cl.instance_id = kInstance;
+    cl.udp_port = kSubscriberPort;
+    cl.eventgroups = {kEventgroup};
+    sc.clients = {cl};
+    make_runtime(im.subscribers[static_cast<std::size_t>(i)], sc, options_.seed * 7919 + 2 + static_cast<std::uint64_t>(i));
+  }
+
+  // SecOC engines and bindings (vendor profile, one CMAC-AES-256 key group).
+  if (secured) {
+    const secoc::PduProfile profile = secoc::PduProfile::vendor();
+    auto start_engine = [](Impl::Node& node, secoc::EngineConfig cfg) {
+      node.store = std::make_unique<secoc::MemoryStateStore>();
+      auto e = secoc::Engine::start(std::move(cfg), *node.store);
+      check(e.ok(), "SecOC engine start");
+      node.engine = std::move(e).value();
+    };
+    secoc::EngineConfig pe;
+    pe.sender_id = kPublisherSenderId;
+    pe.key_groups = {{"session", secoc::AuthAlgorithm::kCmacAes256}};
+    pe.tx_pdus = {{0, kEventDataId, profile, 0}};
+    // Receivers need a sync channel in their configuration; no sync message
+    // is sent in these scenarios (freshness is provisioned in establish_keys).
+    someip::SecocBindings pb;
+    pb.messages.push_back({kService, kInstance, kEvent, 0u, std::nullopt});
+    for (int i = 0; i < n; ++i) {
+      secoc::RxPduConfig r;
+      r.id = static_cast<std::uint32_t>(i);
+      r.data_id = static_cast<std::uint16_t>(kAnswerDataIdBase + i);
+      r.profile = profile;
+      r.key_group = 0;
+      r.sender_id = subscriber_client_id(i);
+      r.sync_channel = static_cast<std::uint32_t>(i);
+      r.has_sync_channel = true;
+      pe.sync_rx.push_back({static_cast<std::uint32_t>(i), static_cast<std::uint16_t>(kSyncDataIdBase + 1 + i), 0, 64});
+      pe.rx_pdus.push_back(r);
+      pb.messages.push_back({kService, kInstance, answer_method(i), std::nullopt, static_cast<std::uint32_t>(i)});
+    }
+    start_engine(im.publisher, pe);
+    im.publisher.runtime->attach_secoc(*im.publisher.engine, pb);
+    for (int i = 0; i < n; ++i) {
+      auto& node = im.subscribers[static_cast<std::size_t>(i)];
+      secoc::EngineConfig se;
+      se.sender_id = subscriber_client_id(i);
+      se.key_groups = {{"session", secoc::AuthAlgorithm::kCmacAes256}};
+      se.tx_pdus = {{0, static_cast<std::uint16_t>(kAnswerDataIdBase + i), profile, 0}};
+      secoc::RxPduConfig r;
+      r.id = 0;
+      r.data_id = kEventDataId;
+      r.profile = profile;
+      r.key_group = 0;
+      r.sender_id = kPublisherSenderId;
+      r.sync_channel = 0;
+      r.has_sync_channel = true;
+      se.sync_rx = {{0, kSyncDataIdBase, 0, 64}};
+      se.rx_pdus = {r};
+      start_engine(node, se);
+      someip::SecocBindings sb;
+      sb.messages.push_back({kService, kInstance, kEvent, std::nullopt, 0u});
+      sb.messages.push_back({kService, kInstance, answer_method(i), 0u, std::nullopt});
+      node.runtime->attach_secoc(*node.engine, sb);
+    }
+  }
+
+  // Application handlers: subscribers echo the event back on their method;
+  // the publisher counts the answers of the current iteration.
+  im.payload.assign(options_.payload_bytes, 0);
+  im.answer_buf.assign(static_cast<std::size_t>(n), std::vector<std::uint8_t>(options_.payload_bytes));
+  auto sequence_of = [](ByteSpan p) -> std::uint32_t {
+    if (p.size() < 4) return 0xFFFFFFFFu;
+    return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | p[3];
+  };
+  for (int i = 0; i < n; ++i) {
+    auto& node = im.subscribers[static_cast<std::size_t>(i)];
+    someip::Runtime* rt = node.runtime.get();
+    node.runtime->on_event(kService, kEvent, [this, i, rt, sequence_of](const someip::Notification& ev) {
+      auto& s = *impl_;
+      ++s.delivered;
+      if (sequence_of(ev.payload) != s.current) return;
+      ++s.events_seen;
+      s.t_last_event = monotonic_ns();
+      auto& buf = s.answer_buf[static_cast<std::size_t>(i)];
+      buf.assign(ev.payload.begin(), ev.payload.end());
+      (void)rt->fire_and_forget(kService, kInstance, answer_method(i), buf).ok();
+    });
+    check(im.publisher.runtime
+              ->set_method_handler(kService, kInstance, answer_method(i),
+                                   [this, sequence_of](const someip::Request& req, someip::Reply&) {
+                                     auto& s = *impl_;
+                                     if (sequence_of(req.payload) != s.current) return;
+                                     ++s.answers;
+                                     s.t_last_answer = monotonic_ns();
+                                   })
+              .ok(),
+          "answer handler");
+  }
+  if (im.load) {
+    check(im.load->host->bind(kLoadPort, [](const net::UdpDatagram&) {}).ok(), "load port");
+    const double bits = static_cast<double>(options_.background_datagram + 42) * 8.0;
+    im.load_interval = Duration::nanoseconds(static_cast<std::int64_t>(bits / (options_.background_mbps * 1e6) * 1e9));
+    im.load_payload.assign(options_.background_datagram, 0xBE);
+  }
+}
+
+Testbed::~Testbed() = default;
+
+net::Segment& Testbed::segment() { return impl_->segment; }
+net::Simulator& Testbed::simulator() { return impl_->sim; }
+
+void Testbed::idle(Duration d) { impl_->sim.run_for(d); }
+
+void Testbed::start() {
+  auto& im = *impl_;
+  const int n = options_.subscribers;
+  for (auto* node : im.all_nodes()) {
+    if (node->runtime) check(node->runtime->start().ok(), "runtime start");
+  }
+  // Service discovery: every subscriber sees the offer and is subscribed.
+  const TimePoint deadline = im.sim.now() + Duration::seconds(10);
+  while (im.sim.now() < deadline) {
+    im.sim.run_for(Duration::milliseconds(5));
+    bool ready = im.publisher.runtime->subscriber_count(kService, kInstance, kEventgroup) == static_cast<std::size_t>(n);
+    for (auto& s : im.subscribers) ready = ready && s.runtime->available(kService, kInstance);
+    if (ready) break;
+  }
+  check(im.publisher.runtime->subscriber_count(kService, kInstance, kEventgroup) == static_cast<std::size_t>(n),
+        "service discovery did not subscribe every subscriber within 10 s of simulated time");
+  // Let the subscription acknowledgements (and multicast joins) settle.
+  im.sim.run_for(Duration::milliseconds(50));
+
+  if (options_.security != Security::kNone) establish_keys();
+  if (im.load) im.schedule_load();
+}
+
+void Testbed::establish_keys() {
+  auto& im = *impl_;
+  const int n = options_.subscribers;
+  const std::uint32_t key_id_hint = 1;
+  std::vector<SecretBytes> sub_keys(static_cast<std::size_t>(n));
+  std::uint32_t key_id = key_id_hint;
+  SecretBytes pub_key;
+
+  if (options_.keys == KeyDistribution::kPsk) {
+    // Provisioned before start (as a flashed or out-of-band key would be).
+    pub_key = random_key(32);
+    for (auto& k : sub_keys) k = pub_key.clone();
+  } else {
+    const std::int64_t t0 = monotonic_ns();
+    std::unique_ptr<kex::GroupKeyManager> group;
+    std::vector<std::unique_ptr<kex::GroupMember>> members;
+    kex::GroupKeyConfig gcfg;
+    gcfg.service_id = kService;
+    gcfg.eventgroup_id = kEventgroup;
+    if (options_.keys == KeyDistribution::kGroupModeB) {
+      auto g = kex::GroupKeyManager::create(gcfg, im.sim.now());
+      check(g.ok(), "group key manager");
+      group = std::move(g).value();
+      for (int i = 0; i < n; ++i) {
+        check(group->join("subscriber-" + std::to_string(i + 1), SecretBytes{}, im.sim.now()).ok(), "group join");
+      }
+      pub_key = group->current_key().clone();
+      key_id = group->current_key_id();
+    } else {
+      pub_key = random_key(32);  // the publisher's fresh session key
+    }
+    kex::ModeBConfig mb;
+    mb.kem = kex::KemScheme::kRsa2048;
+    // Handshake state shared with the callbacks (a response or a pending
+    // event may outlive this function on a failure path).
+    struct Handshakes {
+      std::unique_ptr<kex::ModeBPublisher> publisher;
+      std::vector<std::unique_ptr<kex::ModeBSubscriber>> subscribers;
+      std::vector<SecretBytes> keys;
+      SecretBytes session_key;
+      std::uint32_t key_id = 0;
+      int activated = 0;
+      int confirmed = 0;
+      bool failed = false;
+      std::string failure;
+    };
+    auto hs = std::make_shared<Handshakes>();
+    auto publisher = kex::ModeBPublisher::create(mb, credentials_->publisher(), credentials_->trust());
+    check(publisher.ok(), "Mode B publisher");
+    hs->publisher = std::move(publisher).value();
+    hs->session_key = pub_key.clone();
+    hs->key_id = key_id;
+    hs->keys.resize(static_cast<std::size_t>(n));
+    net::Simulator* sim = &im.sim;
+    check(im.publisher.runtime
+              ->set_method_handler(kService, kInstance, kKeyRequest,
+                                   [hs, sim](const someip::Request& req, someip::Reply& reply) {
+                                     auto acc = hs->publisher->on_request(req.payload, sim->now());
+                                     if (!acc.ok()) {
+                                       reply.code = someip::ReturnCode::kNotOk;
+                                       hs->failure = "KeyRequest refused: " + std::string(kex::to_string(acc.error()));
+                                       return;
+                                     }
+                                     auto d = hs->publisher->deliver(acc->handle, hs->session_key, hs->key_id, sim->now());
+                                     if (!d.ok()) {
+                                       reply.code = someip::ReturnCode::kNotOk;
+                                       hs->failure = "deliver: " + std::string(kex::to_string(d.error()));
+                                       return;
+                                     }
+                                     reply.payload = std::move(d).value();
+                                   })
+              .ok(),
+          "KeyRequest handler");
+    check(im.publisher.runtime
+              ->set_method_handler(kService, kInstance, kKeyConfirm,
+                                   [hs, sim](const someip::Request& req, someip::Reply& reply) {
+                                     auto k = hs->publisher->on_confirm(req.payload, sim->now());
+                                     if (!k.ok()) {
+                                       reply.code = someip::ReturnCode::kNotOk;
+                                       hs->failure = "KeyConfirm refused: " + std::string(kex::to_string(k.error()));
+                                       return;
+                                     }
+                                     ++hs->activated;
+                                   })
+              .ok(),
+          "KeyConfirm handler");
+    for (int i = 0; i < n; ++i) {
+      auto sub = kex::ModeBSubscriber::create(mb, credentials_->subscriber(i), credentials_->trust());
+      check(sub.ok(), "Mode B subscriber");
+      hs->subscribers.push_back(std::move(sub).value());
+    }
+    for (int i = 0; i < n; ++i) {
+      kex::ModeBSubscriber* sub = hs->subscribers[static_cast<std::size_t>(i)].get();
+      someip::Runtime* rt = im.subscribers[static_cast<std::size_t>(i)].runtime.get();
+      auto request = sub->start(kService, kEventgroup, im.sim.now());
+      check(request.ok(), "KeyRequest");
+      auto sent = rt->request(
+          kService, kInstance, kKeyRequest, *request,
+          [hs, sim, sub, rt, i](const someip::ResponseResult& r) {
+            if (r.code != someip::ReturnCode::kOk) {
+              hs->failed = true;
+              return;
+            }
+            auto confirm = sub->on_delivery(r.payload, sim->now());
+            if (!confirm.ok()) {
+              hs->failed = true;
+              hs->failure = "KeyDelivery refused: " + std::string(kex::to_string(confirm.error()));
+              return;
+            }
+            hs->keys[static_cast<std::size_t>(i)] = sub->take_key();
+            auto c = std::make_shared<std::vector<std::uint8_t>>(std::move(confirm).value());
+            // Send the confirmation from a fresh simulator event, not from
+            // inside the response callback.
+            sim->schedule_in(Duration::zero(), [hs, rt, c] {
+              auto s2 = rt->request(kService, kInstance, kKeyConfirm, *c, [hs](const someip::ResponseResult& r2) {
+                if (r2.code == someip::ReturnCode::kOk) {
+                  ++hs->confirmed;
+                } else {
+                  hs->failed = true;
+                }
+              });
+              if (!s2.ok()) hs->failed = true;
+            });
+          },
+          Duration::seconds(5));
+      check(sent.ok(), "KeyRequest send");
+    }
+    const TimePoint deadline = im.sim.now() + Duration::seconds(10);
+    while (!hs->failed && (hs->confirmed < n || hs->activated < n)) {
+      const auto next = im.sim.next_event_time();
+      if (!next || *next > deadline) break;
+      im.sim.step();
+    }
+    (void)im.publisher.runtime->set_method_handler(kService, kInstance, kKeyRequest, {}).ok();
+    (void)im.publisher.runtime->set_method_handler(kService, kInstance, kKeyConfirm, {}).ok();
+    check(!hs->failed && hs->confirmed == n && hs->activated == n,
+          "Mode B key establishment failed" + (hs->failure.empty() ? std::string() : ": " + hs->failure));
+    for (int i = 0; i < n; ++i) sub_keys[static_cast<std::size_t>(i)] = std::move(hs->keys[static_cast<std::size_t>(i)]);
+    if (group) {
+      for (int i = 0; i < n; ++i) {
+        auto m = std::make_unique<kex::GroupMember>(gcfg, "subscriber-" + std::to_string(i + 1), SecretBytes{});
+        check(m->install(key_id, sub_keys[static_cast<std::size_t>(i)], im.sim.now()).ok(), "group member install");
+        members.push_back(std::move(m));
+      }
+    }
+    establishment_ns_ = monotonic_ns() - t0;
+  }
+
+  // Install the keys and provision the receivers' freshness state to the
+  // senders' current epoch (no sync messages run in these scenarios).
+  const TimePoint now = im.sim.now();
+  check(im.publisher.engine->install_key(0, key_id, pub_key, now).ok(), "publisher key");
+  for (int i = 0; i < n; ++i) {
+    auto& node = im.subscribers[static_cast<std::size_t>(i)];
+    check(node.engine->install_key(0, key_id, sub_keys[static_cast<std::size_t>(i)], now).ok(), "subscriber key");
+  }
+  auto provision = [](secoc::Engine& tx, std::uint32_t tx_pdu, secoc::Engine& rx, std::uint32_t rx_pdu) {
+    auto c = tx.next_tx_freshness(tx_pdu);
+    c.msg -= 1;
+    check(rx.set_rx_freshness(rx_pdu, c), "freshness provisioning");
+  };
+  for (int i = 0; i < n; ++i) {
+    auto& node = im.subscribers[static_cast<std::size_t>(i)];
+    provision(*im.publisher.engine, 0, *node.engine, 0);
+    provision(*node.engine, 0, *im.publisher.engine, static_cast<std::uint32_t>(i));
+  }
+}
+
+IterationSample Testbed::run_iteration(std::uint32_t sequence, Duration timeout) {
+  auto& im = *impl_;
+  IterationSample out;
+  const int n = options_.subscribers;
+  im.current = sequence;
+  im.answers = 0;
+  im.events_seen = 0;
+  if (im.payload.size() >= 4) {
+    im.payload[0] = static_cast<std::uint8_t>(sequence >> 24);
+    im.payload[1] = static_cast<std::uint8_t>(sequence >> 16);
+    im.payload[2] = static_cast<std::uint8_t>(sequence >> 8);
+    im.payload[3] = static_cast<std::uint8_t>(sequence);
+  }
+  const TimePoint deadline = im.sim.now() + timeout;
+  im.t_start = monotonic_ns();
+  if (!im.publisher.runtime->notify(kService, kInstance, kEvent, im.payload).ok()) return out;
+  while (im.answers < n) {
+    const auto next = im.sim.next_event_time();
+    if (!next || *next > deadline) break;
+    im.sim.step();
+  }
+  if (im.answers < n) return out;
+  out.completed = true;
+  out.round_trip_ns = im.t_last_answer - im.t_start;
+  out.one_way_ns = im.t_last_event - im.t_start;
+  return out;
+}
+
+SecocPathSample Testbed::measure_secoc_path(std::uint32_t sequence) {
+  auto& im = *impl_;
+  SecocPathSample out;
+  if (!im.publisher.engine) return out;
+  std::vector<std::uint8_t> payload(options_.payload_bytes, 0);
+  if (payload.size() >= 4) {
+    payload[0] = static_cast<std::uint8_t>(sequence >> 24);
+    payload[3] = static_cast<std::uint8_t>(sequence);
+  }
+  std::vector<std::uint8_t> secured(payload.size() + 64);
+  std::vector<std::uint8_t> answer(payload.size() + 64);
+  std::vector<std::uint8_t> plain(payload.size() + 64);
+  bool ok = true;
+  std::int64_t t = monotonic_ns();
+  auto ev = im.publisher.engine->protect(0, payload, secured);
+  out.ns += monotonic_ns() - t;
+  ++out.operations;
+  if (!ev.ok()) return out;
+  const ByteSpan ev_bytes(secured.data(), *ev);
+  for (std::size_t i = 0; i < im.subscribers.size(); ++i) {
+    auto& e = *im.subscribers[i].engine;
+    t = monotonic_ns();
+    auto v = e.verify(0, ev_bytes, plain);
+    auto a = e.protect(0, payload, answer);
+    std::int64_t mid = monotonic_ns();
+    out.ns += mid - t;
+    out.operations += 2;
+    ok = ok && v.ok() && a.ok();
+    if (!a.ok()) break;
+    t = monotonic_ns();
+    auto va = im.publisher.engine->verify(static_cast<std::uint32_t>(i), ByteSpan(answer.data(), *a), plain);
+    out.ns += monotonic_ns() - t;
+    ++out.operations;
+    ok = ok && va.ok();
+  }
+  out.ok = ok;
+  return out;
+}
+
+std::uint64_t Testbed::security_rejections() const {
+  auto& im = *impl_;
+  std::uint64_t total = 0;
+  for (auto* n : im.all_nodes()) {
+    if (n->runtime) total += n->runtime->counters().secoc_rejected;
+    for (const auto* l : {n->host_secy.get(), n->switch_secy.get()}) {
+      if (!l) continue;
+      total += l->stats().rx_dropped + l->stats().rx_unverified + l->stats().rx_not_macsec;
+    }
+  }
+  return total;
+}
+
+std::uint64_t Testbed::notifications_delivered() const { return impl_->delivered; }
+
+std::uint64_t Testbed::frames_on_wire() const {
+  std::uint64_t total = 0;
+  for (net::PortId p = 0; p < impl_->segment.port_count(); ++p) total += impl_->segment.port_stats(p).tx_frames;
+  return total;
+}
+
+}  // namespace layersec::harness
