@@ -3,7 +3,10 @@
 // 1400 bytes, SOME/IP-TP 64 KiB events, multicast groups of 2 to 64
 // subscribers with a group key (kex::GroupKeyManager, delivered by Mode B),
 // and best-effort background load. Same row layout as `layersec demo`.
-// `--topology netns` is refused in this build (see docs/harness.md).
+// The DTLS fan-out baseline (harness/dtls_fanout.h, in-process memory
+// transport) is added for the same group sizes beside group-keyed SecOC,
+// unless --no-dtls. `--topology netns` is refused in this build (see
+// docs/harness.md; `layersec bench someip` has a netns topology).
 #include <unistd.h>
 
 #include <iostream>
@@ -13,12 +16,51 @@
 
 #include "command.h"
 #include "layersec/harness/demo.h"
+#include "layersec/harness/dtls_fanout.h"
 
 namespace layersec::app {
 namespace {
 
+// A DTLS fan-out table row in the scenario harness's row layout.
+harness::ScenarioResult from_fanout(const harness::FanoutRow& f) {
+  harness::ScenarioResult r;
+  const std::string variant = harness::to_string(f.variant);
+  r.name = variant + "-n" + std::to_string(f.n);
+  r.series = "dtls-fanout";
+  r.label = variant + ", " + std::to_string(f.n) + " subscribers (" + harness::to_string(f.transport) +
+            " transport, latency to the last receiver)";
+  r.topology = harness::to_string(f.transport);
+  r.security = f.variant == harness::FanoutVariant::kDtlsFanout   ? "dtls"
+               : f.variant == harness::FanoutVariant::kGroupSecoc ? "secoc"
+                                                                    : "none";
+  r.key_distribution = f.variant == harness::FanoutVariant::kDtlsFanout   ? "dtls-handshake"
+                       : f.variant == harness::FanoutVariant::kGroupSecoc ? "group-psk"
+                                                                            : "none";
+  r.delivery = f.variant == harness::FanoutVariant::kDtlsFanout ? "unicast" : "multicast";
+  r.subscribers = static_cast<int>(f.n);
+  r.payload_bytes = f.payload_bytes;
+  r.iterations = static_cast<int>(f.iterations);
+  r.latency = f.latency;
+  r.one_way = f.latency;  // the fan-out measures one way (publish -> last receiver)
+  r.cpu_us_per_iteration = f.publisher_cpu_us_per_msg;
+  r.cpu_pct = f.cpu_pct;
+  r.rss_kib = f.rss_kib;
+  if (f.baseline_p99_us > 0) {
+    r.baseline_p99_us = f.baseline_p99_us;
+    r.ratio_p99 = f.ratio_p99;
+  }
+  if (f.handshake_ms_total > 0) r.establishment_ms = f.handshake_ms_total;
+  r.timeouts = f.expected - f.delivered;
+  r.notes = "publisher crypto ops per message " + std::to_string(f.crypto_ops_per_msg) +
+            "; publisher CPU per message " + std::to_string(f.publisher_cpu_us_per_msg) + " us" +
+            (f.protocol.empty() ? std::string() : "; " + f.protocol + " " + f.cipher +
+                                                      " (Debian 12 ships no DTLS 1.3 library)");
+  return r;
+}
+
 const CommandRegistration reg(57, [](CLI::App& root) {
   auto o = std::make_shared<harness::BenchScenarioOptions>();
+  auto dtls = std::make_shared<bool>(true);
   auto* cmd = bench_group(root).add_subcommand(
       "scenarios", "Scenario sweep on the simulated segment: payload sizes, SOME/IP-TP 64 KiB, group sizes "
                    "with group keys, background load");
@@ -35,8 +77,26 @@ const CommandRegistration reg(57, [](CLI::App& root) {
   cmd->add_option("--load", o->load_mbps, "background load per subscriber, Mb/s (default 0 100 400)")
       ->check(CLI::Range(0.0, 900.0));
   cmd->add_flag("!--no-tp", o->tp, "skip the SOME/IP-TP 64 KiB rows");
-  cmd->callback([o] {
+  cmd->add_flag("!--no-dtls", *dtls, "skip the DTLS 1.2 fan-out baseline rows");
+  cmd->callback([o, dtls] {
     o->progress = ::isatty(STDERR_FILENO) != 0;
+    if (*dtls && o->topology == "sim") {
+      harness::register_bench_extra_rows([](const harness::BenchScenarioOptions& opt,
+                                            std::vector<harness::ScenarioResult>& rows) {
+        harness::FanoutOptions fo;
+        fo.transports = {harness::FanoutTransport::kMemory};
+        fo.group_sizes.clear();
+        if (opt.group_sizes.empty()) {
+          fo.group_sizes = opt.quick ? std::vector<std::size_t>{2, 8} : std::vector<std::size_t>{2, 4, 8, 16, 32, 64};
+        } else {
+          for (int n : opt.group_sizes) fo.group_sizes.push_back(static_cast<std::size_t>(n));
+        }
+        fo.iterations = static_cast<std::size_t>(opt.iterations);
+        std::cerr << "dtls fan-out baseline: OpenSSL DTLS 1.2 (Debian 12 ships no DTLS 1.3 library), "
+                     "in-process memory transport\n";
+        for (const auto& f : harness::run_fanout_table(fo)) rows.push_back(from_fanout(f));
+      });
+    }
     set_exit_code(harness::run_bench_scenarios(*o, std::cout, std::cerr));
   });
 });
