@@ -24,6 +24,7 @@
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
+#include "layersec/harness/results.h"
 #include "layersec/net/io.h"
 #include "layersec/net/udp_socket.h"
 #include "layersec/secoc/engine.h"
@@ -304,14 +305,6 @@ nlohmann::json to_json(const FanoutRow& r) {
       {"name", to_string(r.variant)},
       {"topology", to_string(r.transport)},
       {"iterations", r.iterations},
-      {"completed", r.latency.count},
-      {"mean_us", r.latency.mean},
-      {"stddev_us", r.latency.stddev},
-      {"min_us", r.latency.min},
-      {"p50_us", r.latency.p50},
-      {"p95_us", r.latency.p95},
-      {"p99_us", r.latency.p99},
-      {"max_us", r.latency.max},
       {"cpu_pct", r.cpu_pct},
       {"rss_kib", r.rss_kib},
       {"baseline", "multicast-unsecured"},
@@ -325,6 +318,7 @@ nlohmann::json to_json(const FanoutRow& r) {
       {"delivered", r.delivered},
       {"expected", r.expected},
   };
+  add_latency_fields(j, r.latency);
   if (r.variant == FanoutVariant::kDtlsFanout) {
     j["establishment_ms"] = r.handshake_ms_total;
     j["handshake_ms_total"] = r.handshake_ms_total;

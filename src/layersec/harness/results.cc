@@ -43,6 +43,17 @@ nlohmann::json opt(const std::optional<T>& v) {
 
 }  // namespace
 
+void add_latency_fields(nlohmann::json& row, const Summary& s) {
+  row["completed"] = s.count;
+  row["mean_us"] = s.mean;
+  row["stddev_us"] = s.stddev;
+  row["min_us"] = s.min;
+  row["p50_us"] = s.p50;
+  row["p95_us"] = s.p95;
+  row["p99_us"] = s.p99;
+  row["max_us"] = s.max;
+}
+
 void apply_baselines(std::vector<ScenarioResult>& rows, const std::string& unicast_baseline,
                      const std::string& multicast_baseline) {
   std::map<std::string, const ScenarioResult*> by_name;
@@ -107,14 +118,6 @@ nlohmann::json to_json(const ScenarioResult& r, bool with_samples) {
       {"subscribers", r.subscribers},
       {"payload_bytes", r.payload_bytes},
       {"iterations", r.iterations},
-      {"completed", r.latency.count},
-      {"mean_us", r.latency.mean},
-      {"stddev_us", r.latency.stddev},
-      {"min_us", r.latency.min},
-      {"p50_us", r.latency.p50},
-      {"p95_us", r.latency.p95},
-      {"p99_us", r.latency.p99},
-      {"max_us", r.latency.max},
       {"one_way", summary_json(r.one_way)},
       {"secoc_path_us", r.secoc_path_us},
       {"secoc_path_p50_us", r.secoc_path_p50_us},
@@ -134,6 +137,7 @@ nlohmann::json to_json(const ScenarioResult& r, bool with_samples) {
       {"notes", r.notes},
       {"paper", paper_json(r)},
   };
+  add_latency_fields(j, r.latency);
   if (with_samples) j["samples_us"] = r.samples_us;
   return j;
 }

@@ -56,6 +56,10 @@ struct ScenarioResult {
 // Fills baseline_* and ratio_* of every row from the row named `baseline`
 // per delivery mode: rows whose delivery is "unicast" use `unicast_baseline`,
 // "multicast" ones `multicast_baseline` (names of rows in `rows`).
+// Adds a latency summary to a result row under the shared key names:
+// completed, mean_us, stddev_us, min_us, p50_us, p95_us, p99_us, max_us.
+void add_latency_fields(nlohmann::json& row, const Summary& s);
+
 void apply_baselines(std::vector<ScenarioResult>& rows, const std::string& unicast_baseline,
                      const std::string& multicast_baseline);
 

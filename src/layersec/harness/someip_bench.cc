@@ -1,5 +1,7 @@
 #include "layersec/harness/someip_bench.h"
 
+#include "layersec/harness/results.h"
+
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/resource.h>
@@ -749,20 +751,12 @@ SomeipBenchRow measure_someip_row(SomeipBed& bed, const std::string& name, const
 }
 
 nlohmann::json to_json(const SomeipBenchRow& r) {
-  return {
+  nlohmann::json j = {
       {"name", r.name},
       {"topology", r.topology},
       {"measure", r.measure},
       {"iterations", r.iterations},
-      {"completed", r.latency.count},
       {"payload_bytes", r.payload_bytes},
-      {"mean_us", r.latency.mean},
-      {"stddev_us", r.latency.stddev},
-      {"min_us", r.latency.min},
-      {"p50_us", r.latency.p50},
-      {"p95_us", r.latency.p95},
-      {"p99_us", r.latency.p99},
-      {"max_us", r.latency.max},
       {"msgs_per_s", r.msgs_per_s},
       {"cpu_pct", r.cpu_pct},
       {"timeouts", r.timeouts},
@@ -777,6 +771,8 @@ nlohmann::json to_json(const SomeipBenchRow& r) {
       {"ratio_p50", r.ratio_p50},
       {"ratio_p99", r.ratio_p99},
   };
+  add_latency_fields(j, r.latency);
+  return j;
 }
 
 nlohmann::json to_json(const SomeipGoal& g) {
