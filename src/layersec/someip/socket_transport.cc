@@ -129,25 +129,34 @@ Status<TransportError> SocketTransport::send(std::uint16_t from_port, const Endp
   return {};
 }
 
+SocketTransport::RxStep SocketTransport::receive_one(net::UdpSocket& socket, net::ReceivedDatagram& out) {
+  auto r = socket.receive(rx_buffer_);
+  if (r.ok()) {
+    out = *r;
+    return RxStep::kGot;
+  }
+  if (r.error() == net::IoError::kWouldBlock) return RxStep::kStop;
+  if (r.error() == net::IoError::kTruncated) {  // consumed and dropped; read on
+    ++stats_.rx_truncated;
+    return RxStep::kSkip;
+  }
+  ++stats_.rx_errors;
+  return RxStep::kStop;
+}
+
 void SocketTransport::drain_unicast(std::uint16_t port) {
   // Bounded per wake-up so one busy socket cannot starve the loop.
   for (int i = 0; i < 64; ++i) {
     auto it = unicast_.find(port);
     if (it == unicast_.end()) return;
-    auto r = it->second->socket.receive(rx_buffer_);
-    if (!r.ok()) {
-      if (r.error() == net::IoError::kWouldBlock) return;
-      if (r.error() == net::IoError::kTruncated) {
-        ++stats_.rx_truncated;
-        continue;
-      }
-      ++stats_.rx_errors;
-      return;
-    }
+    net::ReceivedDatagram r;
+    const RxStep step = receive_one(it->second->socket, r);
+    if (step == RxStep::kStop) return;
+    if (step == RxStep::kSkip) continue;
     ++stats_.rx_datagrams;
     Datagram d;
-    d.payload = ByteSpan(rx_buffer_.data(), r->size);
-    d.source = detail::from_ipv4(r->src);
+    d.payload = ByteSpan(rx_buffer_.data(), r.size);
+    d.source = detail::from_ipv4(r.src);
     d.destination = detail::from_ipv4(net::Ipv4Endpoint{local_, port});
     const std::shared_ptr<Handler> h = it->second->handler;  // may unbind itself
     if (h && *h) (*h)(d);
@@ -158,26 +167,20 @@ void SocketTransport::drain_multicast(std::uint16_t port) {
   for (int i = 0; i < 64; ++i) {
     auto it = multicast_.find(port);
     if (it == multicast_.end()) return;
-    auto r = it->second->socket.receive(rx_buffer_);
-    if (!r.ok()) {
-      if (r.error() == net::IoError::kWouldBlock) return;
-      if (r.error() == net::IoError::kTruncated) {
-        ++stats_.rx_truncated;
-        continue;
-      }
-      ++stats_.rx_errors;
-      return;
-    }
-    auto g = it->second->groups.find(r->dst);
+    net::ReceivedDatagram r;
+    const RxStep step = receive_one(it->second->socket, r);
+    if (step == RxStep::kStop) return;
+    if (step == RxStep::kSkip) continue;
+    auto g = it->second->groups.find(r.dst);
     if (g == it->second->groups.end()) {
       ++stats_.rx_not_joined;
       continue;
     }
     ++stats_.rx_datagrams;
     Datagram d;
-    d.payload = ByteSpan(rx_buffer_.data(), r->size);
-    d.source = detail::from_ipv4(r->src);
-    d.destination = detail::from_ipv4(net::Ipv4Endpoint{r->dst, port});
+    d.payload = ByteSpan(rx_buffer_.data(), r.size);
+    d.source = detail::from_ipv4(r.src);
+    d.destination = detail::from_ipv4(net::Ipv4Endpoint{r.dst, port});
     d.multicast = true;
     const std::shared_ptr<Handler> h = g->second;
     if (h && *h) (*h)(d);

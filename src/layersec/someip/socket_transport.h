@@ -69,6 +69,11 @@ class SocketTransport final : public Transport {
     std::map<net::Ipv4Address, std::shared_ptr<Handler>> groups;
   };
   [[nodiscard]] net::UdpSocketOptions options() const;
+  // One datagram into rx_buffer_: kGot, kSkip (a truncated datagram was
+  // dropped and counted; read on) or kStop (nothing waiting, or an error,
+  // counted).
+  enum class RxStep : std::uint8_t { kGot, kSkip, kStop };
+  RxStep receive_one(net::UdpSocket& socket, net::ReceivedDatagram& out);
   void drain_unicast(std::uint16_t port);
   void drain_multicast(std::uint16_t port);
 
