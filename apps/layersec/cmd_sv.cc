@@ -71,36 +71,19 @@ std::vector<net::PcapRecord> read_pcap(const std::string& path) {
 
 struct PcapOptions {
   std::string out;
-  std::string profile = "4000/1";
   std::size_t frames = 100;
-  bool no_vlan = false;
-  bool simulate = false;
-  std::string sv_id = "LAYERSEC01";
-  std::uint16_t appid = 0x4000;
-  std::uint32_t conf_rev = 1;
-  std::string auth = "none";
-  std::string key_file;
-  std::uint32_t key_id = 1;
+  StreamOptions stream;
 };
 
 void run_pcap(const PcapOptions& o) {
-  const Profile p = need_profile(o.profile);
-  StreamConfig c;
-  c.asdus_per_frame = p.asdus_per_frame;
-  c.eth.has_vlan = !o.no_vlan;
-  c.sv_id = o.sv_id;
-  c.appid = o.appid;
-  c.conf_rev = o.conf_rev;
-  c.simulate = o.simulate;
-  c.security = need_scheme(o.auth);
-  c.security.sender_id = o.appid;
+  const Profile p = need_profile(o.stream.profile);
+  const StreamConfig c = stream_config(o.stream, p);
   const TimePoint start = TimePoint::from_ns(1'796'000'000'000'000'000);  // a fixed capture time
   std::unique_ptr<Publisher> pub;
   if (c.security.scheme == Scheme::kNone) {
     pub = std::make_unique<Publisher>(c, p, start);
   } else {
-    if (o.key_file.empty()) throw std::runtime_error("--auth needs --key FILE");
-    pub = std::make_unique<Publisher>(c, p, start, key_material(load_key_file(o.key_file), o.key_id));
+    pub = std::make_unique<Publisher>(c, p, start, file_key(o.stream));
   }
   std::string why;
   auto opened = net::PcapWriter::open(o.out, net::PcapPrecision::kMicro, Duration::zero(), &why);
@@ -117,7 +100,7 @@ void run_pcap(const PcapOptions& o) {
   std::cout << "wrote " << o.frames << " frames of profile " << p.name << " (" << p.sample_rate_hz << "/"
             << p.asdus_per_frame << ", " << pub->frame_template().size() << " bytes, auth "
             << scheme_name(c.security);
-  if (c.security.scheme != Scheme::kNone) std::cout << ", key id " << o.key_id;
+  if (c.security.scheme != Scheme::kNone) std::cout << ", key id " << o.stream.key_id;
   std::cout << ") to " << o.out << "\n";
 }
 
@@ -125,33 +108,21 @@ void run_pcap(const PcapOptions& o) {
 
 struct DecodeOptions {
   std::string pcap;
-  std::string profile = "4000/1";
-  std::string sv_id = "LAYERSEC01";
-  std::uint16_t appid = 0x4000;
-  std::string auth = "none";
-  std::string key_file;
-  std::uint32_t key_id = 1;
+  StreamOptions stream;
   bool json = false;
   bool accept_simulated = false;
   double timeout_ms = 0;  // 0: four interarrival times
 };
 
 void run_decode(const DecodeOptions& o) {
-  const Profile p = need_profile(o.profile);
-  SubscriptionConfig s;
-  s.appid = o.appid;
-  s.sv_id = o.sv_id;
-  s.asdus_per_frame = p.asdus_per_frame;
-  s.smp_cnt_wrap = p.smp_cnt_wrap();
-  s.security = need_scheme(o.auth);
-  s.accept_simulated = o.accept_simulated;
+  const Profile p = need_profile(o.stream.profile);
+  SubscriptionConfig s = subscription_config(o.stream, p, o.accept_simulated);
   s.timeout = o.timeout_ms > 0 ? Duration::microseconds(static_cast<std::int64_t>(o.timeout_ms * 1000))
                                : Duration::microseconds(static_cast<std::int64_t>(4 * p.interarrival_us()) + 1);
   Subscriber sub;
   std::optional<KeyMaterial> key;
   if (s.security.scheme != Scheme::kNone) {
-    if (o.key_file.empty()) throw std::runtime_error("--auth needs --key FILE");
-    key = key_material(load_key_file(o.key_file), o.key_id);
+    key = file_key(o.stream);
   }
   const auto id = sub.add_stream(s, std::move(key));
   std::size_t n = 0;
@@ -552,27 +523,14 @@ const CommandRegistration reg(40, [](CLI::App& root) {
   auto po = std::make_shared<PcapOptions>();
   auto* pcap = sv->add_subcommand("pcap", "write a publisher's frames to a classic pcap file (Wireshark: sv)");
   pcap->add_option("--out", po->out, "pcap file to write")->required();
-  pcap->add_option("--profile", po->profile, "profile name or RATE/ASDUS (default 4000/1)");
   pcap->add_option("--frames", po->frames, "number of frames (default 100)");
-  pcap->add_flag("--no-vlan", po->no_vlan, "omit the 802.1Q priority tag");
-  pcap->add_flag("--simulate", po->simulate, "set the Simulate bit");
-  pcap->add_option("--sv-id", po->sv_id, "svID (default LAYERSEC01)");
-  pcap->add_option("--appid", po->appid, "APPID (default 0x4000 = 16384)");
-  pcap->add_option("--conf-rev", po->conf_rev, "confRev (default 1)");
-  pcap->add_option("--auth", po->auth, "none, hmac-sha256[-80|-128], aes-gmac-[64|128], blake2s, chaskey12-full, chaskey12-selective");
-  pcap->add_option("--key", po->key_file, "key file (hex or raw, mode 0600)");
-  pcap->add_option("--key-id", po->key_id, "key id carried in the extension (default 1)");
+  add_stream_options(pcap, po->stream, StreamRole::kSender);
   pcap->callback([po] { run_pcap(*po); });
 
   auto dopt = std::make_shared<DecodeOptions>();
   auto* dec = sv->add_subcommand("decode", "run a pcap through the subscriber (decode, verify, supervise)");
   dec->add_option("--pcap", dopt->pcap, "pcap file")->required();
-  dec->add_option("--profile", dopt->profile, "profile name or RATE/ASDUS (default 4000/1)");
-  dec->add_option("--sv-id", dopt->sv_id, "expected svID");
-  dec->add_option("--appid", dopt->appid, "subscribed APPID");
-  dec->add_option("--auth", dopt->auth, "expected authentication scheme");
-  dec->add_option("--key", dopt->key_file, "key file (mode 0600)");
-  dec->add_option("--key-id", dopt->key_id, "key id (default 1)");
+  add_stream_options(dec, dopt->stream, StreamRole::kReceiver);
   dec->add_flag("--json", dopt->json, "one JSON line per frame");
   dec->add_option("--timeout-ms", dopt->timeout_ms, "stream timeout (default: four interarrival times)");
   dec->add_flag("--accept-simulated", dopt->accept_simulated, "deliver frames with the Simulate bit");

@@ -417,17 +417,9 @@ KdcKeys split_keys(std::vector<sv::kdc::GroupKeyUpdate>& updates) {
 
 struct PublishOptions {
   std::string iface;
-  std::string profile = "4000/1";
-  std::string auth = "none";
-  std::string key_file;
-  std::uint32_t key_id = 1;
+  StreamOptions stream;
   double duration_s = 0;
   std::uint64_t count = 0;
-  std::string sv_id = "LAYERSEC01";
-  std::uint16_t appid = 0x4000;
-  std::uint32_t conf_rev = 1;
-  bool no_vlan = false;
-  bool simulate = false;
   bool json = false;
   double spin_us = 50;
   bool realtime = false;
@@ -448,31 +440,22 @@ struct PublishOptions {
 //   period_dev  |interval between consecutive send() returns - nominal|
 void run_publish(const PublishOptions& o) {
   if (o.duration_s <= 0 && o.count == 0) throw std::runtime_error("give --duration S and/or --count N");
-  const Profile p = need_profile(o.profile);
-  StreamConfig c;
-  c.asdus_per_frame = p.asdus_per_frame;
-  c.eth.has_vlan = !o.no_vlan;
-  c.sv_id = o.sv_id;
-  c.appid = o.appid;
-  c.conf_rev = o.conf_rev;
-  c.simulate = o.simulate;
-  c.security = need_scheme(o.auth);
-  c.security.sender_id = o.appid;
+  const Profile p = need_profile(o.stream.profile);
+  StreamConfig c = stream_config(o.stream, p);
   std::optional<KeyMaterial> key;
   std::optional<KdcLink> link;
   std::optional<sv::kdc::GroupKeyUpdate> announced;
   if (!o.kdc.empty()) {
-    if (!o.key_file.empty()) throw std::runtime_error("--kdc and --key exclude each other");
+    if (!o.stream.key_file.empty()) throw std::runtime_error("--kdc and --key exclude each other");
     std::vector<sv::kdc::GroupKeyUpdate> init;
-    link.emplace(kdc_connect(o.kdc, o.id, o.kdc_dir, o.kem, o.appid, o.sv_id, init));
+    link.emplace(kdc_connect(o.kdc, o.id, o.kdc_dir, o.kem, o.stream.appid, o.stream.sv_id, init));
     auto keys = split_keys(init);
     c.security = keys.current->security;
-    c.security.sender_id = o.appid;
+    c.security.sender_id = o.stream.appid;
     key = std::move(keys.current->key);
     announced = std::move(keys.next);
   } else if (c.security.scheme != Scheme::kNone) {
-    if (o.key_file.empty()) throw std::runtime_error("--auth " + o.auth + " needs --key FILE");
-    key = key_material(load_key_file(o.key_file), o.key_id);
+    key = file_key(o.stream);
   }
   if (key) {
     // GMAC invocation counter: start at the wall-clock time in ns so a
@@ -517,7 +500,7 @@ void run_publish(const PublishOptions& o) {
     std::cout << "publishing " << p.name << " (" << p.sample_rate_hz << "/" << p.asdus_per_frame << ", "
               << p.frames_per_second() << " frames/s, " << pub.frame_template().size() << " bytes, auth "
               << scheme_name(c.security);
-    if (c.security.scheme != Scheme::kNone) std::cout << ", key id " << o.key_id;
+    if (c.security.scheme != Scheme::kNone) std::cout << ", key id " << o.stream.key_id;
     std::cout << ") on " << o.iface << std::endl;
   }
   while (g_stop == 0 && sent + send_errors < max_frames) {
@@ -594,15 +577,10 @@ void run_publish(const PublishOptions& o) {
 
 struct SubscribeOptions {
   std::string iface;
-  std::string profile = "4000/1";
-  std::string auth = "none";
-  std::string key_file;
-  std::uint32_t key_id = 1;
+  StreamOptions stream;
   double duration_s = 0;
   double interval_s = 1;
   double timeout_ms = 100;
-  std::string sv_id = "LAYERSEC01";
-  std::uint16_t appid = 0x4000;
   bool json = false;
   bool accept_simulated = false;
   bool realtime = false;
@@ -627,14 +605,8 @@ bool is_sv_frame(ByteSpan f) {
 // sv::Subscriber (decode, verify, supervise) with its CLOCK_MONOTONIC
 // arrival time. Reports: a line per interval and a final one (JSON with --json).
 void run_subscribe(const SubscribeOptions& o) {
-  const Profile p = need_profile(o.profile);
-  SubscriptionConfig s;
-  s.appid = o.appid;
-  s.sv_id = o.sv_id;
-  s.asdus_per_frame = p.asdus_per_frame;
-  s.smp_cnt_wrap = p.smp_cnt_wrap();
-  s.security = need_scheme(o.auth);
-  s.accept_simulated = o.accept_simulated;
+  const Profile p = need_profile(o.stream.profile);
+  SubscriptionConfig s = subscription_config(o.stream, p, o.accept_simulated);
   if (o.timeout_ms <= 0) throw std::runtime_error("--timeout-ms must be positive");
   if (o.interval_s <= 0) throw std::runtime_error("--interval must be positive");
   s.timeout = Duration::microseconds(static_cast<std::int64_t>(o.timeout_ms * 1000));
@@ -642,16 +614,15 @@ void run_subscribe(const SubscribeOptions& o) {
   std::optional<KdcLink> link;
   std::optional<sv::kdc::GroupKeyUpdate> announced;
   if (!o.kdc.empty()) {
-    if (!o.key_file.empty()) throw std::runtime_error("--kdc and --key exclude each other");
+    if (!o.stream.key_file.empty()) throw std::runtime_error("--kdc and --key exclude each other");
     std::vector<sv::kdc::GroupKeyUpdate> init;
-    link.emplace(kdc_connect(o.kdc, o.id, o.kdc_dir, o.kem, o.appid, o.sv_id, init));
+    link.emplace(kdc_connect(o.kdc, o.id, o.kdc_dir, o.kem, o.stream.appid, o.stream.sv_id, init));
     auto keys = split_keys(init);
     s.security = keys.current->security;
     key = std::move(keys.current->key);
     announced = std::move(keys.next);
   } else if (s.security.scheme != Scheme::kNone) {
-    if (o.key_file.empty()) throw std::runtime_error("--auth " + o.auth + " needs --key FILE");
-    key = key_material(load_key_file(o.key_file), o.key_id);
+    key = file_key(o.stream);
   }
   std::uint32_t newest_key_id = key ? key->key_id : 0;
   Subscriber sub;
@@ -699,7 +670,7 @@ void run_subscribe(const SubscribeOptions& o) {
     stream["appid"] = s.appid;
     stream["svID"] = s.sv_id;
     stream["auth"] = scheme_name(s.security);
-    if (s.security.scheme != Scheme::kNone) stream["key_id"] = link ? newest_key_id : o.key_id;
+    if (s.security.scheme != Scheme::kNone) stream["key_id"] = link ? newest_key_id : o.stream.key_id;
     stream["timed_out"] = sub.timed_out(id);
     nlohmann::json rejections = nlohmann::json::object();
     for (std::size_t r = 0; r < drops.size(); ++r) {
@@ -789,17 +760,9 @@ const CommandRegistration reg(42, [](CLI::App& root) {
   auto pubo = std::make_shared<PublishOptions>();
   auto* pubc = sv->add_subcommand("publish", "merging unit: send a profile's frames on a real interface (AF_PACKET, root)");
   pubc->add_option("--iface", pubo->iface, "interface to send on")->required();
-  pubc->add_option("--profile", pubo->profile, "profile name or RATE/ASDUS (default 4000/1)");
-  pubc->add_option("--auth", pubo->auth, "none, hmac-sha256[-80|-128], aes-gmac-[64|128], blake2s, chaskey12-full, chaskey12-selective");
-  pubc->add_option("--key", pubo->key_file, "key file (hex or raw, mode 0600)");
-  pubc->add_option("--key-id", pubo->key_id, "key id carried in the extension (default 1)");
+  add_stream_options(pubc, pubo->stream, StreamRole::kSender);
   pubc->add_option("--duration", pubo->duration_s, "seconds to publish");
   pubc->add_option("--count", pubo->count, "frames to send (stops at whichever of --count/--duration comes first)");
-  pubc->add_option("--sv-id", pubo->sv_id, "svID (default LAYERSEC01)");
-  pubc->add_option("--appid", pubo->appid, "APPID (default 0x4000 = 16384)");
-  pubc->add_option("--conf-rev", pubo->conf_rev, "confRev (default 1)");
-  pubc->add_flag("--no-vlan", pubo->no_vlan, "omit the 802.1Q priority tag");
-  pubc->add_flag("--simulate", pubo->simulate, "set the Simulate bit");
   pubc->add_flag("--json", pubo->json, "print the final report as one JSON line");
   pubc->add_option("--spin-us", pubo->spin_us, "wake this long before each deadline and spin (default 50)");
   pubc->add_flag("--realtime", pubo->realtime, "mlockall + SCHED_FIFO priority 80 (root); warns and goes on if refused");
@@ -812,15 +775,10 @@ const CommandRegistration reg(42, [](CLI::App& root) {
   auto subo = std::make_shared<SubscribeOptions>();
   auto* subc = sv->add_subcommand("subscribe", "subscriber: receive, verify and supervise a stream on a real interface (AF_PACKET, root)");
   subc->add_option("--iface", subo->iface, "interface to receive on")->required();
-  subc->add_option("--profile", subo->profile, "profile name or RATE/ASDUS (default 4000/1)");
-  subc->add_option("--auth", subo->auth, "expected authentication scheme (default none)");
-  subc->add_option("--key", subo->key_file, "key file (mode 0600)");
-  subc->add_option("--key-id", subo->key_id, "key id (default 1)");
+  add_stream_options(subc, subo->stream, StreamRole::kReceiver);
   subc->add_option("--duration", subo->duration_s, "seconds to run (default: until SIGINT/SIGTERM)");
   subc->add_option("--interval", subo->interval_s, "seconds between reports (default 1)");
   subc->add_option("--timeout-ms", subo->timeout_ms, "stream timeout (default 100)");
-  subc->add_option("--sv-id", subo->sv_id, "expected svID");
-  subc->add_option("--appid", subo->appid, "subscribed APPID");
   subc->add_flag("--json", subo->json, "JSON lines: {type: stats|final, streams:[{counters}], rejections, ...}");
   subc->add_flag("--accept-simulated", subo->accept_simulated, "deliver frames with the Simulate bit");
   subc->add_flag("--realtime", subo->realtime, "mlockall + SCHED_FIFO priority 70 (root); warns and goes on if refused");

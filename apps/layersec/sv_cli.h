@@ -16,12 +16,14 @@
 #include <utility>
 #include <vector>
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "layersec/base/keyfile.h"
 #include "layersec/base/secret.h"
 #include "layersec/sv/profiles.h"
 #include "layersec/sv/security.h"
+#include "layersec/sv/stream.h"
 #include "layersec/sv/subscriber.h"
 
 namespace layersec::app::svcli {
@@ -76,6 +78,77 @@ inline SecurityConfig need_scheme(const std::string& name) {
   auto s = parse_scheme(name);
   if (!s) throw std::runtime_error("unknown authentication scheme " + name);
   return *s;
+}
+
+// --- one stream's options (sv pcap / publish send it, sv decode / subscribe receive it) ---
+
+struct StreamOptions {
+  std::string profile = "4000/1";
+  std::string sv_id = "LAYERSEC01";
+  std::uint16_t appid = 0x4000;
+  std::string auth = "none";
+  std::string key_file;
+  std::uint32_t key_id = 1;
+  // sender only
+  std::uint32_t conf_rev = 1;
+  bool no_vlan = false;
+  bool simulate = false;
+};
+
+enum class StreamRole : std::uint8_t { kSender, kReceiver };
+
+inline void add_stream_options(CLI::App* cmd, StreamOptions& o, StreamRole role) {
+  cmd->add_option("--profile", o.profile, "profile name or RATE/ASDUS (default 4000/1)");
+  if (role == StreamRole::kSender) {
+    cmd->add_option("--sv-id", o.sv_id, "svID (default LAYERSEC01)");
+    cmd->add_option("--appid", o.appid, "APPID (default 0x4000 = 16384)");
+    cmd->add_option("--conf-rev", o.conf_rev, "confRev (default 1)");
+    cmd->add_flag("--no-vlan", o.no_vlan, "omit the 802.1Q priority tag");
+    cmd->add_flag("--simulate", o.simulate, "set the Simulate bit");
+    cmd->add_option("--auth", o.auth,
+                    "none, hmac-sha256[-80|-128], aes-gmac-[64|128], blake2s, chaskey12-full, chaskey12-selective");
+    cmd->add_option("--key", o.key_file, "key file (hex or raw, mode 0600)");
+    cmd->add_option("--key-id", o.key_id, "key id carried in the extension (default 1)");
+  } else {
+    cmd->add_option("--sv-id", o.sv_id, "expected svID");
+    cmd->add_option("--appid", o.appid, "subscribed APPID");
+    cmd->add_option("--auth", o.auth, "expected authentication scheme (default none)");
+    cmd->add_option("--key", o.key_file, "key file (mode 0600)");
+    cmd->add_option("--key-id", o.key_id, "key id (default 1)");
+  }
+}
+
+// The publisher's stream for `o` at profile `p` (scheme from --auth).
+inline StreamConfig stream_config(const StreamOptions& o, const Profile& p) {
+  StreamConfig c;
+  c.asdus_per_frame = p.asdus_per_frame;
+  c.eth.has_vlan = !o.no_vlan;
+  c.sv_id = o.sv_id;
+  c.appid = o.appid;
+  c.conf_rev = o.conf_rev;
+  c.simulate = o.simulate;
+  c.security = need_scheme(o.auth);
+  c.security.sender_id = o.appid;
+  return c;
+}
+
+// The subscription for `o` at profile `p` (no timeout set).
+inline SubscriptionConfig subscription_config(const StreamOptions& o, const Profile& p,
+                                              bool accept_simulated) {
+  SubscriptionConfig s;
+  s.appid = o.appid;
+  s.sv_id = o.sv_id;
+  s.asdus_per_frame = p.asdus_per_frame;
+  s.smp_cnt_wrap = p.smp_cnt_wrap();
+  s.security = need_scheme(o.auth);
+  s.accept_simulated = accept_simulated;
+  return s;
+}
+
+// The --key file's key for a scheme that needs one.
+inline KeyMaterial file_key(const StreamOptions& o) {
+  if (o.key_file.empty()) throw std::runtime_error("--auth " + o.auth + " needs --key FILE");
+  return key_material(load_key_file(o.key_file), o.key_id);
 }
 
 // One stream's counters as a JSON object (sv decode, sv subscribe).
