@@ -62,6 +62,9 @@ class Clock {
   [[nodiscard]] virtual TimePoint now() const = 0;
 };
 
+// CLOCK_MONOTONIC now, in nanoseconds (for timing code paths).
+[[nodiscard]] std::int64_t monotonic_now_ns();
+
 // CLOCK_MONOTONIC.
 class MonotonicClock final : public Clock {
  public:

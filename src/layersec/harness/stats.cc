@@ -8,6 +8,8 @@
 #include <fstream>
 #include <string>
 
+#include "layersec/base/time.h"
+
 namespace layersec::harness {
 
 double percentile_sorted(std::span<const double> sorted, double q) {
@@ -62,7 +64,7 @@ std::int64_t read_clock(clockid_t id) {
 }
 }  // namespace
 
-std::int64_t monotonic_ns() { return read_clock(CLOCK_MONOTONIC); }
+std::int64_t monotonic_ns() { return monotonic_now_ns(); }
 std::int64_t thread_cpu_ns() { return read_clock(CLOCK_THREAD_CPUTIME_ID); }
 
 std::optional<MemoryUsage> memory_usage() {

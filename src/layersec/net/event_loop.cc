@@ -46,21 +46,26 @@ std::size_t EventLoop::run_once(TimePoint deadline) {
   TimePoint wake = deadline;
   if (!timers_.empty()) wake = std::min(wake, timers_.begin()->first.at);
   const Duration wait = wake - now();
-  int timeout_ms = 0;
+  // ppoll with nanosecond resolution: a timer (a paced publisher's next
+  // deadline) is woken for on time, not rounded to the next millisecond.
+  timespec ts{0, 0};
   if (wait > Duration::zero()) {
-    // Round up so a timer is never woken for early.
-    const std::int64_t ms = (wait.ns() + 999'999) / 1'000'000;
-    timeout_ms = static_cast<int>(std::min<std::int64_t>(ms, 60'000));
+    const std::int64_t ns = std::min<std::int64_t>(wait.ns(), 60'000'000'000LL);
+    ts.tv_sec = static_cast<time_t>(ns / 1'000'000'000);
+    ts.tv_nsec = static_cast<long>(ns % 1'000'000'000);
   }
-  std::vector<pollfd> fds;
-  std::vector<std::uint64_t> generations;
-  fds.reserve(watches_.size());
+  // Buffers reused between rounds (the steady state allocates nothing here);
+  // moved out while in use so a nested run_once from a callback gets its own.
+  std::vector<pollfd> fds = std::move(poll_fds_);
+  std::vector<std::uint64_t> generations = std::move(poll_generations_);
+  fds.clear();
+  generations.clear();
   for (const auto& [fd, w] : watches_) {
     fds.push_back(pollfd{fd, w.events, 0});
     generations.push_back(w.generation);
   }
   std::size_t n = 0;
-  const int rc = ::poll(fds.data(), fds.size(), timeout_ms);
+  const int rc = ::ppoll(fds.data(), fds.size(), &ts, nullptr);
   if (rc > 0) {
     for (std::size_t i = 0; i < fds.size(); ++i) {
       if (fds[i].revents == 0) continue;
@@ -72,6 +77,8 @@ std::size_t EventLoop::run_once(TimePoint deadline) {
       ++n;
     }
   }
+  poll_fds_ = std::move(fds);
+  poll_generations_ = std::move(generations);
   n += run_due_timers();
   return n;
 }

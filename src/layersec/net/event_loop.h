@@ -10,6 +10,8 @@
 #include <map>
 #include <vector>
 
+#include <poll.h>
+
 #include "layersec/base/time.h"
 
 namespace layersec::net {
@@ -64,6 +66,8 @@ class EventLoop {
   std::uint64_t next_seq_ = 0;
   std::uint64_t next_generation_ = 0;
   bool stopped_ = false;
+  std::vector<struct pollfd> poll_fds_;
+  std::vector<std::uint64_t> poll_generations_;
 };
 
 }  // namespace layersec::net

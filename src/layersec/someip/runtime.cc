@@ -687,7 +687,9 @@ struct Runtime::Impl {
     if (payload.size() > cfg.max_message_size) return Err(RuntimeError::kTooLarge);
     std::size_t body = payload.size();
     if (tx_pdu && engine) {
+      const std::int64_t t0 = cfg.time_secoc ? monotonic_now_ns() : 0;
       auto r = engine->protect(*tx_pdu, payload, MutableByteSpan(tx_buf).subspan(kHeaderSize));
+      if (cfg.time_secoc) counters.secoc_protect_ns += static_cast<std::uint64_t>(monotonic_now_ns() - t0);
       if (!r.ok()) {
         ++counters.secoc_protect_failed;
         return Err(RuntimeError::kSecoc);
@@ -872,7 +874,9 @@ struct Runtime::Impl {
 
   // Verifies `payload` with rx PDU `pdu` into rx_plain. False: rejected.
   bool verify(std::uint32_t pdu, ByteSpan payload, ByteSpan& plain, SecurityRejection& rej) {
+    const std::int64_t t0 = cfg.time_secoc ? monotonic_now_ns() : 0;
     auto v = engine->verify(pdu, payload, rx_plain);
+    if (cfg.time_secoc) counters.secoc_verify_ns += static_cast<std::uint64_t>(monotonic_now_ns() - t0);
     if (!v.ok()) {
       rej.reason = v.error();
       rej.unprotected = v.error() == secoc::Rejection::kMalformed;

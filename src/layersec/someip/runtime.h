@@ -151,6 +151,10 @@ struct RuntimeConfig {
   Duration tp_reassembly_timeout = Duration::milliseconds(500);
   std::size_t tp_segment_size = 1392;   // bytes per TP segment (multiple of 16)
   std::size_t max_pending_requests = 1024;
+  // Time every SecOC protect and verify of a message at its call site on
+  // CLOCK_MONOTONIC (RuntimeCounters::secoc_*_ns): two clock reads per call,
+  // so off by default; the scenario harness turns it on.
+  bool time_secoc = false;
   std::vector<ServiceConfig> services;  // offered
   std::vector<ClientConfig> clients;    // required
 };
@@ -267,6 +271,10 @@ struct RuntimeCounters {
   std::uint64_t secoc_syncs_sent = 0;      // sync notifications (datagrams)
   std::uint64_t secoc_syncs_accepted = 0;  // sync messages the engine accepted
   std::uint64_t sd_datagrams_sent = 0;
+  // With RuntimeConfig::time_secoc: CLOCK_MONOTONIC time inside the engine's
+  // protect (sending) and verify (receiving) calls of messages (not SD), ns.
+  std::uint64_t secoc_protect_ns = 0;
+  std::uint64_t secoc_verify_ns = 0;
   RxCounters rx;  // error policy (drops by reason, errors sent)
 };
 
