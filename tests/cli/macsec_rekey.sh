@@ -16,46 +16,17 @@
 set -euo pipefail
 
 layersec="${1:?usage: $0 /path/to/layersec}"
-if [[ "$(id -u)" != 0 ]]; then
-  echo "SKIP: macsec_rekey needs root (network namespaces, TAP, AF_PACKET)"
-  exit 0
-fi
-for tool in ip openssl /usr/bin/python3; do
-  command -v "$tool" >/dev/null 2>&1 || { echo "SKIP: $tool is not installed"; exit 0; }
-done
+source "$(dirname "${BASH_SOURCE[0]}")/lib/netns.sh"
+netns_require macsec_rekey "network namespaces, TAP, AF_PACKET" ip openssl /usr/bin/python3
 py=/usr/bin/python3
 
 id=$$
 nsa="lsrA$id"; nsb="lsrB$id"
 va="lsrva$id"; vb="lsrvb$id"
 ma="lsrma$id"; mb="lsrmb$id"
-work="$(mktemp -d /tmp/macsec_rekey.XXXXXX)"
-pids=()
-
-cleanup() {
-  local rc=$?
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-  ip netns del "$nsa" 2>/dev/null || true
-  ip netns del "$nsb" 2>/dev/null || true
-  if [[ $rc -ne 0 ]]; then
-    for f in "$work"/*.err "$work"/*.out; do [[ -f "$f" ]] && { echo "--- $f"; tail -n 40 "$f"; }; done
-  fi
-  rm -rf "$work"
-  exit $rc
-}
-trap cleanup EXIT INT TERM
-fail() { echo "FAIL: $*"; exit 1; }
-
-ip netns add "$nsa"
-ip netns add "$nsb"
-for ns in "$nsa" "$nsb"; do
-  ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-  ip -n "$ns" link set lo up
-done
-ip link add "$va" netns "$nsa" address 02:00:00:79:00:01 type veth peer name "$vb" netns "$nsb" address 02:00:00:79:00:02
-ip -n "$nsa" link set "$va" up
-ip -n "$nsb" link set "$vb" up
+netns_init macsec_rekey
+netns_add "$nsa" "$nsb"
+netns_veth "$nsa" "$va" 02:00:00:79:00:01 "$nsb" "$vb" 02:00:00:79:00:02
 
 umask 077
 for k in a0 b0 a1 b1 x; do openssl rand -hex 16 >"$work/$k.key"; done

@@ -14,52 +14,17 @@
 set -euo pipefail
 
 layersec="${1:?usage: $0 /path/to/layersec}"
-if [[ "$(id -u)" != 0 ]]; then
-  echo "SKIP: macsec_tap_udp needs root (network namespaces, TAP, AF_PACKET)"
-  exit 0
-fi
-for tool in ip iperf3 dumpcap tshark openssl /usr/bin/python3; do
-  if ! command -v "$tool" >/dev/null 2>&1; then
-    echo "SKIP: $tool is not installed"
-    exit 0
-  fi
-done
+source "$(dirname "${BASH_SOURCE[0]}")/lib/netns.sh"
+netns_require macsec_tap_udp "network namespaces, TAP, AF_PACKET" ip iperf3 dumpcap tshark openssl /usr/bin/python3
 py=/usr/bin/python3
 
 id=$$
 nsa="lsmA$id"; nsb="lsmB$id"
 va="lsva$id"; vb="lsvb$id"
 ma="lsma$id"; mb="lsmb$id"
-work="$(mktemp -d /tmp/macsec_tap_udp.XXXXXX)"
-pids=()
-
-cleanup() {
-  local rc=$?
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-  ip netns del "$nsa" 2>/dev/null || true
-  ip netns del "$nsb" 2>/dev/null || true
-  if [[ $rc -ne 0 ]]; then
-    for f in "$work"/*.err "$work"/*.out; do [[ -f "$f" ]] && { echo "--- $f"; tail -n 40 "$f"; }; done
-  fi
-  rm -rf "$work"
-  exit $rc
-}
-trap cleanup EXIT INT TERM
-
-fail() { echo "FAIL: $*"; exit 1; }
-
-ip netns add "$nsa"
-ip netns add "$nsb"
-for ns in "$nsa" "$nsb"; do
-  # No IPv6 anywhere: no DAD/RS/MLD noise on the veth (the capture must hold
-  # only MACsec frames).
-  ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-  ip -n "$ns" link set lo up
-done
-ip link add "$va" netns "$nsa" address 02:00:00:78:00:01 type veth peer name "$vb" netns "$nsb" address 02:00:00:78:00:02
-ip -n "$nsa" link set "$va" up
-ip -n "$nsb" link set "$vb" up
+netns_init macsec_tap_udp
+netns_add "$nsa" "$nsb"
+netns_veth "$nsa" "$va" 02:00:00:78:00:01 "$nsb" "$vb" 02:00:00:78:00:02
 
 # Keys (mode 0600) and configurations. SCIs are the veth MACs || port 1.
 umask 077

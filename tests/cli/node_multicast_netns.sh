@@ -13,62 +13,36 @@ LS="${1:?usage: $0 /path/to/layersec}"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 EXAMPLES="$HERE/../../examples/node"
 
-if [[ "$(id -u)" -ne 0 ]]; then
-  echo "SKIP: node_multicast_netns needs root (network namespaces)"
-  exit 0
-fi
-if ! command -v ip >/dev/null; then
-  echo "SKIP: iproute2 'ip' is not installed"
-  exit 0
-fi
+source "$HERE/lib/netns.sh"
+netns_require node_multicast_netns "network namespaces" ip
 
-WORK="$(mktemp -d)"
 HUB="lsmchub$$"
 NS=("lsmc1x$$" "lsmc2x$$" "lsmc3x$$")
-PIDS=()
-cleanup() {
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
-  for ns in "${NS[@]}" "$HUB"; do ip netns del "$ns" 2>/dev/null || true; done
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-fail() {
-  echo "FAIL: $*"
-  for f in "$WORK"/*.out; do echo "--- $(basename "$f") (last 3 lines)"; tail -n 3 "$f"; done
-  exit 1
-}
-
-ip netns add "$HUB"
-ip -n "$HUB" link add br0 type bridge stp_state 0 mcast_snooping 0
-ip -n "$HUB" link set br0 up
+NETNS_TAIL=3
+netns_init node_multicast_netns
+netns_add "$HUB" "${NS[@]}"
+netns_bridge "$HUB" br0
 for i in 0 1 2; do
-  ns="${NS[$i]}"
-  ip netns add "$ns"
-  ip link add eth0 netns "$ns" type veth peer name "p$i" netns "$HUB"
-  ip -n "$HUB" link set "p$i" master br0
-  ip -n "$HUB" link set "p$i" up
-  ip -n "$ns" addr add "10.77.0.$((i + 1))/24" dev eth0
-  ip -n "$ns" link set lo up
-  ip -n "$ns" link set eth0 up
+  netns_port "$HUB" br0 "${NS[$i]}" eth0 "p$i"
+  ip -n "${NS[$i]}" addr add "10.77.0.$((i + 1))/24" dev eth0
 done
 
 run() {  # run NS_INDEX CONFIG NAME DURATION
   ip netns exec "${NS[$1]}" "$LS" node --config "$EXAMPLES/$2" --json --duration "$4" --seed "$1" \
-    >"$WORK/$3.out" 2>"$WORK/$3.err" &
-  PIDS+=("$!")
+    >"$work/$3.out" 2>"$work/$3.err" &
+  pids+=("$!")
 }
 run 0 multicast_publisher.json publisher 6
 sleep 0.3
 run 1 multicast_subscriber_a.json sub_a 5
 run 2 multicast_subscriber_b.json sub_b 5
-for p in "${PIDS[@]}"; do
+for p in "${pids[@]}"; do
   wait "$p" || fail "a node exited with $?"
 done
-PIDS=()
+pids=()
 
 for s in sub_a sub_b; do
-  f="$WORK/$s.out"
+  f="$work/$s.out"
   n_mc=$(grep '"type":"event"' "$f" | grep -c '"multicast":true' || true)
   n_all=$(grep -c '"type":"event"' "$f" || true)
   [[ $n_mc -ge 20 ]] || fail "$s: only $n_mc multicast events ($n_all events in all)"
@@ -77,11 +51,11 @@ for s in sub_a sub_b; do
 done
 # Both subscribers saw the same multicast datagrams (same sequence numbers).
 seqs() { grep '"type":"event"' "$1" | grep '"multicast":true' | grep -o '"payload":"[0-9a-f]\{8\}' | sort -u; }
-common=$(comm -12 <(seqs "$WORK/sub_a.out") <(seqs "$WORK/sub_b.out") | wc -l)
+common=$(comm -12 <(seqs "$work/sub_a.out") <(seqs "$work/sub_b.out") | wc -l)
 [[ $common -ge 20 ]] || fail "subscribers share only $common multicast events"
 # One datagram per event while both subscribe: far fewer sends than 2 x events.
-sent=$(grep '"type":"counters"' "$WORK/publisher.out" | grep -o '"notifications_sent":[0-9]*' | cut -d: -f2)
-pub=$(grep '"type":"counters"' "$WORK/publisher.out" | grep -o '"published":[0-9]*' | cut -d: -f2)
+sent=$(grep '"type":"counters"' "$work/publisher.out" | grep -o '"notifications_sent":[0-9]*' | cut -d: -f2)
+pub=$(grep '"type":"counters"' "$work/publisher.out" | grep -o '"published":[0-9]*' | cut -d: -f2)
 [[ -n "$sent" && -n "$pub" && $sent -le $((pub + 10)) ]] || fail "publisher sent $sent datagrams for $pub events"
 echo "ok: $common events reached both subscribers by multicast; publisher sent $sent datagrams for $pub events"
 echo "PASS"

@@ -14,65 +14,36 @@ LS="${1:?usage: $0 /path/to/layersec}"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 EXAMPLES="$HERE/../../examples/node"
 
-if [[ "$(id -u)" -ne 0 ]]; then
-  echo "SKIP: node_netns needs root (network namespaces)"
-  exit 0
-fi
-for tool in ip openssl; do
-  if ! command -v "$tool" >/dev/null; then
-    echo "SKIP: $tool is not installed"
-    exit 0
-  fi
-done
+source "$HERE/lib/netns.sh"
+netns_require node_netns "network namespaces" ip openssl
 
-umask 077
-WORK="$(mktemp -d)"
 NS_A="lsnodeA$$"
 NS_B="lsnodeB$$"
-PIDS=()
-cleanup() {
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
-  ip netns del "$NS_A" 2>/dev/null || true
-  ip netns del "$NS_B" 2>/dev/null || true
-  if [[ -n "${KEEP_WORK:-}" ]]; then echo "kept $WORK"; else rm -rf "$WORK"; fi
-}
-trap cleanup EXIT
-
-ip netns add "$NS_A"
-ip netns add "$NS_B"
-ip link add eth0 netns "$NS_A" type veth peer name eth0 netns "$NS_B"
+netns_init node_netns
+netns_add "$NS_A" "$NS_B"
+netns_veth "$NS_A" eth0 "" "$NS_B" eth0 ""
 ip -n "$NS_A" addr add 10.77.0.1/24 dev eth0
 ip -n "$NS_B" addr add 10.77.0.2/24 dev eth0
-for ns in "$NS_A" "$NS_B"; do
-  ip -n "$ns" link set lo up
-  ip -n "$ns" link set eth0 up
-done
-
-fail() {
-  echo "FAIL: $*"
-  exit 1
-}
 
 # run_pair NAME SERVER_CFG CLIENT_CFG: runs both nodes (server 7 s, client
 # 6 s started 0.5 s later) and leaves NAME.server.{out,err}, NAME.client.{out,err}.
 run_pair() {
   local name="$1" server_cfg="$2" client_cfg="$3"
   ip netns exec "$NS_A" "$LS" node --config "$server_cfg" --json --duration 7 --seed 1 \
-    >"$WORK/$name.server.out" 2>"$WORK/$name.server.err" &
+    >"$work/$name.server.out" 2>"$work/$name.server.err" &
   local sp=$!
-  PIDS+=("$sp")
+  pids+=("$sp")
   sleep 0.5
   ip netns exec "$NS_B" "$LS" node --config "$client_cfg" --json --duration 6 --seed 2 \
-    >"$WORK/$name.client.out" 2>"$WORK/$name.client.err" &
+    >"$work/$name.client.out" 2>"$work/$name.client.err" &
   local cp=$!
-  PIDS+=("$cp")
+  pids+=("$cp")
   local st=0
   wait "$cp" || st=$?
-  [[ $st -eq 0 ]] || { cat "$WORK/$name.client.err"; fail "$name: client exited with $st"; }
+  [[ $st -eq 0 ]] || { cat "$work/$name.client.err"; fail "$name: client exited with $st"; }
   wait "$sp" || st=$?
-  [[ $st -eq 0 ]] || { cat "$WORK/$name.server.err"; fail "$name: server exited with $st"; }
-  PIDS=()
+  [[ $st -eq 0 ]] || { cat "$work/$name.server.err"; fail "$name: server exited with $st"; }
+  pids=()
 }
 
 count() {  # count FILE TYPE
@@ -100,17 +71,17 @@ EOF
 
 show() {
   local name="$1"
-  for f in "$WORK/$name".*; do
+  for f in "$work/$name".*; do
     echo "--- $(basename "$f") (last 5 lines)"
     tail -n 5 "$f"
   done
 }
 
 # ---- 1. plain echo server and client ----------------------------------------
-cp "$EXAMPLES/echo_server.json" "$EXAMPLES/client.json" "$WORK/"
-run_pair plain "$WORK/echo_server.json" "$WORK/client.json"
-c="$WORK/plain.client.out"
-s="$WORK/plain.server.out"
+cp "$EXAMPLES/echo_server.json" "$EXAMPLES/client.json" "$work/"
+run_pair plain "$work/echo_server.json" "$work/client.json"
+c="$work/plain.client.out"
+s="$work/plain.server.out"
 grep '"type":"availability"' "$c" | grep '"available":true' >/dev/null || { show plain; fail "plain: service never became available"; }
 n_resp=$(count "$c" response)
 n_ev=$(count "$c" event)
@@ -128,13 +99,13 @@ grep '"type":"event"' "$c" | grep '"event":32769,.*"size":16' >/dev/null || { sh
 echo "ok: plain: $n_resp responses, $n_ev events, $n_req requests served"
 
 # ---- 2. SecOC, same key ------------------------------------------------------
-mkdir -p "$WORK/keys"
-openssl rand -hex 32 >"$WORK/keys/pair.key"
-chmod 600 "$WORK/keys/pair.key"
-cp "$EXAMPLES/secured_server.json" "$EXAMPLES/secured_client.json" "$WORK/"
-run_pair secured "$WORK/secured_server.json" "$WORK/secured_client.json"
-c="$WORK/secured.client.out"
-s="$WORK/secured.server.out"
+mkdir -p "$work/keys"
+openssl rand -hex 32 >"$work/keys/pair.key"
+chmod 600 "$work/keys/pair.key"
+cp "$EXAMPLES/secured_server.json" "$EXAMPLES/secured_client.json" "$work/"
+run_pair secured "$work/secured_server.json" "$work/secured_client.json"
+c="$work/secured.client.out"
+s="$work/secured.server.out"
 n_resp=$(count "$c" response)
 n_ev=$(count "$c" event)
 [[ $n_resp -ge 10 ]] || { show secured; fail "secured: only $n_resp responses"; }
@@ -147,17 +118,17 @@ for f in "$c" "$s"; do
   [[ "$(counter "$f" runtime.secoc_syncs_accepted)" -gt 0 ]] || { show secured; fail "secured: $f accepted no sync"; }
 done
 # The key never appears in any output.
-key_hex="$(tr -d '\n' <"$WORK/keys/pair.key")"
-if grep -rqi "$key_hex" "$WORK"/secured.*; then fail "secured: key material in the output"; fi
+key_hex="$(tr -d '\n' <"$work/keys/pair.key")"
+if grep -rqi "$key_hex" "$work"/secured.*; then fail "secured: key material in the output"; fi
 echo "ok: secured: $n_resp responses, $n_ev events, SecOC verified $(counter "$c" runtime.secoc_verified) (client) / $(counter "$s" runtime.secoc_verified) (server), 0 rejections"
 
 # ---- 3. SecOC, wrong key on the client ----------------------------------------
-mkdir -p "$WORK/wrong/keys"
-openssl rand -hex 32 >"$WORK/wrong/keys/pair.key"
-cp "$EXAMPLES/secured_client.json" "$WORK/wrong/"
-run_pair wrongkey "$WORK/secured_server.json" "$WORK/wrong/secured_client.json"
-c="$WORK/wrongkey.client.out"
-s="$WORK/wrongkey.server.out"
+mkdir -p "$work/wrong/keys"
+openssl rand -hex 32 >"$work/wrong/keys/pair.key"
+cp "$EXAMPLES/secured_client.json" "$work/wrong/"
+run_pair wrongkey "$work/secured_server.json" "$work/wrong/secured_client.json"
+c="$work/wrongkey.client.out"
+s="$work/wrongkey.server.out"
 [[ $(count "$c" event) -eq 0 ]] || { show wrongkey; fail "wrong key: events were delivered"; }
 [[ $(count "$c" response) -eq 0 ]] || { show wrongkey; fail "wrong key: responses were delivered"; }
 [[ $(count "$s" request) -eq 0 ]] || { show wrongkey; fail "wrong key: the server served requests"; }

@@ -27,50 +27,18 @@
 set -euo pipefail
 
 layersec="${1:?usage: $0 /path/to/layersec}"
-if [[ "$(id -u)" != 0 ]]; then
-  echo "SKIP: sv_netns needs root (network namespaces, AF_PACKET)"
-  exit 0
-fi
-for tool in ip jq openssl; do
-  if ! command -v "$tool" >/dev/null 2>&1; then
-    echo "SKIP: $tool is not installed"
-    exit 0
-  fi
-done
+source "$(dirname "${BASH_SOURCE[0]}")/lib/netns.sh"
+netns_require sv_netns "network namespaces, AF_PACKET" ip jq openssl
 
 id=$$
 nsp="lsvP$id"; nss="lsvS$id"
 vp="lsvp$id"; vs="lsvs$id"
-work="$(mktemp -d /tmp/sv_netns.XXXXXX)"
-pids=()
-
-cleanup() {
-  local rc=$?
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-  ip netns del "$nsp" 2>/dev/null || true
-  ip netns del "$nss" 2>/dev/null || true
-  if [[ $rc -ne 0 ]]; then
-    for f in "$work"/*.out "$work"/*.err; do [[ -f "$f" ]] && { echo "--- $f"; tail -n 20 "$f"; }; done
-  fi
-  rm -rf "$work"
-  exit $rc
-}
-trap cleanup EXIT INT TERM
-
-fail() { echo "FAIL: $*"; exit 1; }
-
-ip netns add "$nsp"
-ip netns add "$nss"
-for ns in "$nsp" "$nss"; do
-  ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-  ip -n "$ns" link set lo up
-done
-ip link add "$vp" netns "$nsp" address 02:00:00:5a:00:01 type veth peer name "$vs" netns "$nss" address 02:00:00:5a:00:02
+NETNS_TAIL=20
+netns_init sv_netns
+netns_add "$nsp" "$nss"
+netns_veth "$nsp" "$vp" 02:00:00:5a:00:01 "$nss" "$vs" 02:00:00:5a:00:02
 ip -n "$nsp" addr add 10.77.0.1/24 dev "$vp"
 ip -n "$nss" addr add 10.77.0.2/24 dev "$vs"
-ip -n "$nsp" link set "$vp" up
-ip -n "$nss" link set "$vs" up
 
 (
   umask 077
