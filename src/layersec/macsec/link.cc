@@ -294,4 +294,22 @@ bool MacsecPortProcessor::on_egress(net::PortId port, std::vector<std::uint8_t>&
   return true;
 }
 
+// -------------------------------------------------------------- MacsecFilter
+
+// The most protect() adds: SecTAG with explicit SCI (802.1AE-2018 9.3) and
+// the ICV of every GCM-AES suite (14.5).
+static_assert(static_cast<std::size_t>(kMacsecOverhead) == kSecTagSizeWithSci + kIcvSize);
+
+std::optional<ByteSpan> MacsecFilter::outbound(ByteSpan plain) {
+  auto secure = link_->protect(plain);
+  if (secure) link_->count_send(true);
+  return secure;
+}
+
+std::optional<ByteSpan> MacsecFilter::inbound(MutableByteSpan wire) {
+  auto plain = link_->validate(wire);
+  if (plain) link_->count_deliver(true);
+  return plain;
+}
+
 }  // namespace layersec::macsec

@@ -37,6 +37,7 @@
 #include "layersec/macsec/secy.h"
 #include "layersec/net/event_loop.h"
 #include "layersec/net/frame.h"
+#include "layersec/net/link_filter.h"
 #include "layersec/net/packet_socket.h"
 #include "layersec/net/sim.h"
 #include "layersec/net/tap.h"
@@ -183,6 +184,34 @@ class MacsecPortProcessor final : public net::PortProcessor {
 
  private:
   std::map<net::PortId, MacsecLink*> links_;
+};
+
+// A net::LinkFilter over a MacsecLink: the user-space SecY of a transport
+// that frames its own packets (someip::RawTransport), with no TAP in between.
+//   outbound = MacsecLink::protect (the secure frame is a view into the
+//              link's buffer, valid until the next outbound call; counted
+//              tx_sent on success, tx_protect_errors on refusal),
+//   inbound  = MacsecLink::validate in place (only frames whose ICV verified
+//              come back; everything else is dropped and counted by the
+//              link and its SecY; no fallback to clear delivery),
+//   overhead = kMacsecOverhead (SecTAG with SCI + ICV: the most protect adds),
+//   wire EtherType 0x88E5 (802.1AE-2018 9.2).
+// `link` is not owned and must outlive the filter. Single-threaded, like the
+// link.
+class MacsecFilter final : public net::LinkFilter {
+ public:
+  explicit MacsecFilter(MacsecLink& link) : link_(&link) {}
+
+  std::optional<ByteSpan> outbound(ByteSpan plain) override;
+  std::optional<ByteSpan> inbound(MutableByteSpan wire) override;
+  [[nodiscard]] std::size_t overhead() const override { return static_cast<std::size_t>(kMacsecOverhead); }
+  [[nodiscard]] std::uint16_t wire_ether_type() const override { return kMacsecEtherType; }
+
+  [[nodiscard]] MacsecLink& link() { return *link_; }
+  [[nodiscard]] const MacsecLink& link() const { return *link_; }
+
+ private:
+  MacsecLink* link_;
 };
 
 }  // namespace layersec::macsec
