@@ -33,6 +33,7 @@
 #include "layersec/net/event_loop.h"
 #include "layersec/secoc/engine.h"
 #include "layersec/secoc/state_store.h"
+#include "layersec/someip/counters_json.h"
 #include "layersec/someip/node_config.h"
 #include "layersec/someip/runtime.h"
 #include "layersec/someip/socket_transport.h"
@@ -147,38 +148,6 @@ void fill_sequenced(std::vector<std::uint8_t>& p, std::uint64_t seq) {
   const std::size_t n = std::min<std::size_t>(4, p.size());
   for (std::size_t i = 0; i < n; ++i)
     p[i] = static_cast<std::uint8_t>(seq >> (8 * (n - 1 - i)));
-}
-
-json counters_json(const RuntimeCounters& c) {
-  json rx_drops = json::object();
-  for (std::size_t r = 1; r < static_cast<std::size_t>(DropReason::kCount); ++r)
-    if (c.rx.dropped[r]) rx_drops[std::string(to_string(static_cast<DropReason>(r)))] = c.rx.dropped[r];
-  json errors = json::object();
-  for (std::size_t code = 1; code < c.rx.errors_sent.size(); ++code)
-    if (c.rx.errors_sent[code]) errors[std::string(return_code_name(static_cast<std::uint8_t>(code)))] = c.rx.errors_sent[code];
-  return {{"datagrams_received", c.datagrams_received},
-          {"messages_received", c.messages_received},
-          {"requests_served", c.requests_served},
-          {"responses_received", c.responses_received},
-          {"request_timeouts", c.request_timeouts},
-          {"late_responses", c.late_responses},
-          {"notifications_sent", c.notifications_sent},
-          {"notifications_received", c.notifications_received},
-          {"notifications_unsubscribed", c.notifications_unsubscribed},
-          {"secoc_protected", c.secoc_protected},
-          {"secoc_verified", c.secoc_verified},
-          {"secoc_rejected", c.secoc_rejected},
-          {"secoc_protect_failed", c.secoc_protect_failed},
-          {"secoc_syncs_sent", c.secoc_syncs_sent},
-          {"secoc_syncs_accepted", c.secoc_syncs_accepted},
-          {"sd_datagrams_sent", c.sd_datagrams_sent},
-          {"tp_segments_sent", c.tp_segments_sent},
-          {"tp_messages_reassembled", c.tp_messages_reassembled},
-          {"tp_rejected", c.tp_rejected},
-          {"transport_errors", c.transport_errors},
-          {"rx_delivered", c.rx.delivered},
-          {"rx_dropped", rx_drops},
-          {"errors_sent", errors}};
 }
 
 json engine_json(const secoc::VerifyCounters& v) {
@@ -498,7 +467,7 @@ class Node {
                                                             : "duration";
     json j{{"type", "counters"},
            {"stopped_by", stopped_by},
-           {"runtime", counters_json(runtime_->counters())},
+           {"runtime", someip::to_json(runtime_->counters())},
            {"test", test_json(test_)},
            {"transport",
             {{"rx_datagrams", transport_->stats().rx_datagrams},

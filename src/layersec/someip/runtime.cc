@@ -740,14 +740,26 @@ struct Runtime::Impl {
     } else {
       for (auto gid : e.cfg.eventgroups) {
         const EventgroupConfig* g = find_group(s, gid);
+        const std::size_t threshold = g ? std::max<std::size_t>(g->multicast_threshold, 1) : 1;
+        if (g && g->multicast && threshold == 1) {
+          // Multicast from the first subscriber on: one datagram to the group,
+          // whatever N is (no per-subscriber work on this path).
+          const auto& subs = s.sd->subscriptions();
+          if (std::any_of(subs.begin(), subs.end(),
+                          [gid](const SdSubscription& sub) { return sub.eventgroup_id == gid && sub.udp; }))
+            dests.push_back(*g->multicast);
+          continue;
+        }
         const std::size_t before = dests.size();
         for (const auto& sub : s.sd->subscriptions()) {
-          if (sub.eventgroup_id != gid || !sub.udp) continue;
-          if (std::find(dests.begin() + static_cast<std::ptrdiff_t>(before), dests.end(), *sub.udp) == dests.end())
-            dests.push_back(*sub.udp);
+          if (sub.eventgroup_id == gid && sub.udp) dests.push_back(*sub.udp);
         }
+        // Distinct subscriber endpoints of this group: sort + unique, so a
+        // large group costs O(N log N) per event, not O(N^2).
+        const auto first = dests.begin() + static_cast<std::ptrdiff_t>(before);
+        std::sort(first, dests.end());
+        dests.erase(std::unique(first, dests.end()), dests.end());
         const std::size_t n = dests.size() - before;
-        const std::size_t threshold = g ? std::max<std::size_t>(g->multicast_threshold, 1) : 1;
         if (g && g->multicast && n > 0 && n >= threshold) {
           dests.resize(before);
           dests.push_back(*g->multicast);

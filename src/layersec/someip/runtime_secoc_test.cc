@@ -13,6 +13,7 @@
 #include "layersec/secoc/engine.h"
 #include "layersec/secoc/simulation.h"
 #include "layersec/secoc/state_store.h"
+#include "layersec/someip/counters_json.h"
 #include "layersec/someip/runtime.h"
 #include "layersec/someip/runtime_test_support.h"
 
@@ -410,6 +411,39 @@ TEST(RuntimeSecocTest, BindingToUnknownPduThrows) {
   SecocBindings bad_sd;
   bad_sd.sd_rx_pdu = 55;
   EXPECT_THROW(n.rt->attach_secoc(*s.engine, bad_sd), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace layersec::someip
+
+namespace layersec::someip {
+namespace {
+
+// RuntimeConfig::time_secoc: protect/verify time is accumulated at the call
+// sites when asked for, and not at all otherwise (and printed by to_json).
+TEST(RuntimeSecocTest, CallSiteTimingOnlyWhenAsked) {
+  for (bool timed : {false, true}) {
+    RuntimeConfig sc = secured_server_config();
+    sc.time_secoc = timed;
+    SecuredPair p(std::move(sc));
+    ASSERT_TRUE(p.client->rt->available(kService));
+    ASSERT_TRUE(p.server->rt->notify(kService, kInstance, kEvent, std::vector<std::uint8_t>{0x42}).ok());
+    p.b.run(Duration::milliseconds(10));
+    ASSERT_EQ(p.events.size(), 1U);
+    const RuntimeCounters& c = p.server->rt->counters();
+    EXPECT_GE(c.secoc_protected, 1U);
+    if (timed) {
+      EXPECT_GT(c.secoc_protect_ns, 0U);
+    } else {
+      EXPECT_EQ(c.secoc_protect_ns, 0U);
+    }
+    EXPECT_EQ(c.secoc_verify_ns, 0U);  // the server verified nothing yet
+    EXPECT_EQ(p.client->rt->counters().secoc_verify_ns, 0U);  // the client's config is untimed
+    const nlohmann::json j = to_json(c);
+    EXPECT_EQ(j.at("secoc_protect_ns").get<std::uint64_t>(), c.secoc_protect_ns);
+    EXPECT_EQ(j.at("secoc_protected").get<std::uint64_t>(), c.secoc_protected);
+    EXPECT_TRUE(j.at("rx_dropped").is_object());
+  }
 }
 
 }  // namespace

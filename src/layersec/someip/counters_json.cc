@@ -1,0 +1,44 @@
+#include "layersec/someip/counters_json.h"
+
+#include <string>
+
+#include "layersec/someip/error.h"
+#include "layersec/someip/message.h"
+
+namespace layersec::someip {
+
+nlohmann::json to_json(const RuntimeCounters& c) {
+  nlohmann::json rx_drops = nlohmann::json::object();
+  for (std::size_t r = 1; r < static_cast<std::size_t>(DropReason::kCount); ++r)
+    if (c.rx.dropped[r]) rx_drops[std::string(to_string(static_cast<DropReason>(r)))] = c.rx.dropped[r];
+  nlohmann::json errors = nlohmann::json::object();
+  for (std::size_t code = 1; code < c.rx.errors_sent.size(); ++code)
+    if (c.rx.errors_sent[code]) errors[std::string(return_code_name(static_cast<std::uint8_t>(code)))] = c.rx.errors_sent[code];
+  return {{"datagrams_received", c.datagrams_received},
+          {"messages_received", c.messages_received},
+          {"requests_served", c.requests_served},
+          {"responses_received", c.responses_received},
+          {"request_timeouts", c.request_timeouts},
+          {"late_responses", c.late_responses},
+          {"notifications_sent", c.notifications_sent},
+          {"notifications_received", c.notifications_received},
+          {"notifications_unsubscribed", c.notifications_unsubscribed},
+          {"secoc_protected", c.secoc_protected},
+          {"secoc_verified", c.secoc_verified},
+          {"secoc_rejected", c.secoc_rejected},
+          {"secoc_protect_failed", c.secoc_protect_failed},
+          {"secoc_syncs_sent", c.secoc_syncs_sent},
+          {"secoc_syncs_accepted", c.secoc_syncs_accepted},
+          {"secoc_protect_ns", c.secoc_protect_ns},
+          {"secoc_verify_ns", c.secoc_verify_ns},
+          {"sd_datagrams_sent", c.sd_datagrams_sent},
+          {"tp_segments_sent", c.tp_segments_sent},
+          {"tp_messages_reassembled", c.tp_messages_reassembled},
+          {"tp_rejected", c.tp_rejected},
+          {"transport_errors", c.transport_errors},
+          {"rx_delivered", c.rx.delivered},
+          {"rx_dropped", rx_drops},
+          {"errors_sent", errors}};
+}
+
+}  // namespace layersec::someip
