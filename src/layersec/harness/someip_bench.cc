@@ -211,6 +211,26 @@ struct Exchange {
   std::vector<std::uint8_t> expect;
 };
 
+// One timed request/response on either bed: `bed` has an Exchange `x`,
+// begin(payload) and drive() (runs its network until x.done or the timeout).
+template <class Bed>
+std::optional<std::int64_t> timed_round_trip(Bed& bed, someip::Runtime& client, std::uint16_t service,
+                                             ByteSpan payload) {
+  bed.begin(payload);
+  const std::uint64_t id = bed.x.id;
+  const std::int64_t t0 = monotonic_ns();
+  auto r = client.request(service, kBenchInstance, kBenchMethod, payload,
+                          [&bed, id](const someip::ResponseResult& res) {
+                            if (id != bed.x.id) return;
+                            bed.x.t1 = monotonic_ns();
+                            bed.x.intact = res.code == someip::ReturnCode::kOk && same(res.payload, bed.x.expect);
+                            bed.x.done = true;
+                          });
+  if (!r.ok()) return std::nullopt;
+  if (!bed.drive() || !bed.x.intact) return std::nullopt;
+  return bed.x.t1 - t0;
+}
+
 }  // namespace
 
 // --- sim bed -------------------------------------------------------------------------
@@ -331,19 +351,7 @@ std::optional<std::int64_t> SomeipSimBed::udp_round_trip(ByteSpan payload) {
 }
 
 std::optional<std::int64_t> SomeipSimBed::round_trip(bool secured, ByteSpan payload) {
-  Impl& m = *impl_;
-  m.begin(payload);
-  const std::uint64_t id = m.x.id;
-  const std::int64_t t0 = monotonic_ns();
-  auto r = m.client->request(service_of(secured), kBenchInstance, kBenchMethod, payload,
-                             [&m, id](const someip::ResponseResult& res) {
-                               if (id != m.x.id) return;
-                               m.x.t1 = monotonic_ns();
-                               m.x.intact = res.code == someip::ReturnCode::kOk && same(res.payload, m.x.expect);
-                               m.x.done = true;
-                             });
-  if (!r.ok()) return std::nullopt;
-  return m.finish(t0);
+  return timed_round_trip(*impl_, *impl_->client, service_of(secured), payload);
 }
 
 std::optional<std::int64_t> SomeipSimBed::event_one_way(bool secured, ByteSpan payload) {
@@ -579,20 +587,7 @@ std::optional<std::int64_t> SomeipNetnsBed::udp_round_trip(ByteSpan payload) {
 }
 
 std::optional<std::int64_t> SomeipNetnsBed::round_trip(bool secured, ByteSpan payload) {
-  Impl& m = *impl_;
-  m.begin(payload);
-  const std::uint64_t id = m.x.id;
-  const std::int64_t t0 = monotonic_ns();
-  auto r = m.client->request(service_of(secured), kBenchInstance, kBenchMethod, payload,
-                             [&m, id](const someip::ResponseResult& res) {
-                               if (id != m.x.id) return;
-                               m.x.t1 = monotonic_ns();
-                               m.x.intact = res.code == someip::ReturnCode::kOk && same(res.payload, m.x.expect);
-                               m.x.done = true;
-                             });
-  if (!r.ok()) return std::nullopt;
-  if (!m.drive() || !m.x.intact) return std::nullopt;
-  return m.x.t1 - t0;
+  return timed_round_trip(*impl_, *impl_->client, service_of(secured), payload);
 }
 
 std::optional<std::int64_t> SomeipNetnsBed::event_one_way(bool secured, ByteSpan payload) {
