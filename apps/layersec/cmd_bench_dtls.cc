@@ -66,7 +66,10 @@ void run(const Options& o) {
                "        (CLOCK_MONOTONIC); every delivery compared byte for byte. DTLS handshakes\n"
                "        are done before measurement and reported separately. loopback: UDP on\n"
                "        127.0.0.1, one thread + socket per subscriber, multicast via lo; memory:\n"
-               "        one thread, in-process datagram queues, subscribers served in turn.\n"
+               "        one thread, in-process datagram queues; latency under the parallel-ECU\n"
+               "        model: the publisher's sends are serial on its CPU, each subscriber\n"
+               "        processes on its own CPU from when its datagram was sent (the serial\n"
+               "        one-thread figure is kept in --json as serial_one_thread).\n"
                "        ops = publisher crypto operations per message (counted); pub_cpu = publisher\n"
                "        thread CPU per message for the publish step; ratio = p99 / p99 of\n"
                "        multicast-unsecured at the same N and transport, same run.\n\n";

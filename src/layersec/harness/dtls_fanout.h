@@ -30,8 +30,21 @@
 // Closed loop, one message in flight: a message is sent only after every
 // subscriber has received (and decrypted / verified) the previous one.
 // Latency = time the last subscriber finished receiving minus the time the
-// publisher started sending (one monotonic clock; in memory mode subscribers
-// are processed one after the other, so it includes all N receive paths).
+// publisher started sending (one monotonic clock).
+//
+// Timing models (FanoutRow::timing_model, docs/harness.md):
+//   loopback  "real-threads": the subscribers really run in parallel on
+//             their threads (on as many cores as the host gives them);
+//   memory    "parallel-ecus": the publisher's and every subscriber's work is
+//             timed piece by piece on the one thread and placed on one CPU
+//             per node: the publisher's sends are serial on its CPU (for
+//             DTLS its per-session encrypt + send times accumulate), each
+//             subscriber starts when its datagram has been sent, so latency
+//             = max over subscribers i of (publisher time when i's datagram
+//             was sent + i's receive processing). The serial one-thread
+//             figure (publish, then all N receive paths one after the other)
+//             is kept as FanoutRow::latency_serial. The clock reads that time
+//             the pieces (one per DTLS send, one per receiver) are in both.
 // Every delivered payload is compared byte for byte with what was sent; a
 // message that does not reach every subscriber intact within the receive
 // timeout aborts the run with std::runtime_error (no figure is produced).
@@ -135,7 +148,9 @@ struct FanoutRow {
   std::size_t n = 0;
   std::size_t iterations = 0;
   std::size_t payload_bytes = 0;
+  std::string timing_model;              // of `latency`: "parallel-ecus" (memory) or "real-threads" (loopback)
   Summary latency;                       // to the last receiver, us (stats.h: interpolated percentiles)
+  Summary latency_serial;                // memory only: "serial-one-thread" figure of the same messages (else count 0)
   double publisher_cpu_us_per_msg = 0;   // thread CPU of the publish step
   double crypto_ops_per_msg = 0;         // publisher record encryptions / MACs, counted
   double cpu_pct = 0;                    // process CPU over the measured window, % of one core
@@ -156,9 +171,10 @@ struct FanoutRow {
 };
 
 // The row in the scenario harness's JSON layout (results.h key names): name,
-// topology, iterations, completed, mean_us, stddev_us, min_us, p50_us, p95_us,
-// p99_us, max_us, cpu_pct, rss_kib, baseline_p99_us, ratio_p99,
-// establishment_ms (DTLS handshakes), subscribers, payload_bytes, plus n,
+// topology, timing_model, iterations, completed, mean_us, stddev_us, min_us,
+// p50_us, p95_us, p99_us, max_us, cpu_pct, rss_kib, baseline_p99_us,
+// ratio_p99, establishment_ms (DTLS handshakes), subscribers, payload_bytes,
+// serial_one_thread (memory: the serial figures, else null), plus n,
 // crypto_ops_per_msg and the fields above.
 nlohmann::json to_json(const FanoutRow& row);
 

@@ -99,11 +99,34 @@ TEST(RunFanout, MemoryGroupSecocProtectsOncePerMessage) {
   EXPECT_DOUBLE_EQ(u.crypto_ops_per_msg, 0.0);
 }
 
+TEST(RunFanout, MemoryRowsCarryBothTimingModels) {
+  // Per message the parallel-ECU figure (max over receivers of send time +
+  // own processing) cannot exceed the serial one (publish, then every
+  // receiver in turn), so neither can any order statistic.
+  for (FanoutVariant v : {FanoutVariant::kDtlsFanout, FanoutVariant::kGroupSecoc, FanoutVariant::kUnsecuredMulticast}) {
+    const FanoutRow r = run_fanout(v, FanoutTransport::kMemory, 4, small(10));
+    EXPECT_EQ(r.timing_model, "parallel-ecus") << to_string(v);
+    ASSERT_EQ(r.latency_serial.count, r.latency.count) << to_string(v);
+    EXPECT_GT(r.latency.min, 0) << to_string(v);
+    EXPECT_LE(r.latency.min, r.latency_serial.min) << to_string(v);
+    EXPECT_LE(r.latency.mean, r.latency_serial.mean) << to_string(v);
+    EXPECT_LE(r.latency.p99, r.latency_serial.p99) << to_string(v);
+    EXPECT_LE(r.latency.max, r.latency_serial.max) << to_string(v);
+    const nlohmann::json j = to_json(r);
+    EXPECT_EQ(j["timing_model"], "parallel-ecus");
+    ASSERT_TRUE(j["serial_one_thread"].is_object());
+    EXPECT_EQ(j["serial_one_thread"]["timing_model"], "serial-one-thread");
+    EXPECT_EQ(j["serial_one_thread"]["completed"].get<std::size_t>(), 10u);
+  }
+}
+
 TEST(RunFanout, LoopbackDtlsAndGroupDeliverIntact) {
   for (FanoutVariant v : {FanoutVariant::kDtlsFanout, FanoutVariant::kGroupSecoc, FanoutVariant::kUnsecuredMulticast}) {
     const FanoutRow r = run_fanout(v, FanoutTransport::kLoopback, 3, small(8));
     EXPECT_EQ(r.delivered, 3u * 10u) << to_string(v);
     EXPECT_EQ(r.latency.count, 8u);
+    EXPECT_EQ(r.timing_model, "real-threads");
+    EXPECT_EQ(r.latency_serial.count, 0u);
     EXPECT_GT(r.latency.max, 0) << to_string(v);
     EXPECT_LE(r.latency.p50, r.latency.max);
   }

@@ -141,28 +141,43 @@ PlotOutcome write_plots(const std::string& dir, const std::vector<ScenarioResult
   // Latency against group size, one line per security configuration.
   std::map<std::string, std::vector<const ScenarioResult*>> groups;
   for (const auto& r : rows) {
-    if (r.series == "group-size") groups[r.security + "/" + r.key_distribution].push_back(&r);
+    if (r.series != "group-size") continue;
+    // One line per topology (sim, netns-kernel, netns-raw) and security configuration.
+    groups[(r.topology == "sim" ? std::string() : r.topology + " ") + r.security + "/" + r.key_distribution]
+        .push_back(&r);
   }
   if (!groups.empty()) {
     std::vector<std::pair<std::string, std::string>> series;
+    bool any_serial = false;
     for (auto& [key, list] : groups) {
       std::sort(list.begin(), list.end(),
                 [](const ScenarioResult* a, const ScenarioResult* b) { return a->subscribers < b->subscribers; });
       const fs::path f = data / ("group_" + safe_name(key) + ".dat");
       std::ofstream out(f);
-      out << "# subscribers  mean_us  p99_us\n";
-      for (const auto* r : list) out << r->subscribers << ' ' << r->latency.mean << ' ' << r->latency.p99 << "\n";
+      out << "# subscribers  mean_us  p99_us  serial_mean_us  serial_p99_us (timing model of mean/p99: "
+          << (list.front()->timing_model.empty() ? std::string("unstated") : list.front()->timing_model) << ")\n";
+      for (const auto* r : list) {
+        out << r->subscribers << ' ' << r->latency.mean << ' ' << r->latency.p99 << ' '
+            << (r->serial_latency ? std::to_string(r->serial_latency->mean) : std::string("NaN")) << ' '
+            << (r->serial_latency ? std::to_string(r->serial_latency->p99) : std::string("NaN")) << "\n";
+      }
+      if (list.front()->serial_latency) any_serial = true;
       series.emplace_back(key, f.string());
     }
     const std::string png = (base / "group_size.png").string();
     gp << "set output " << gp_quote(png)
-       << "\nset title 'Latency against multicast group size (half RTT to the last receiver, measured)'\n"
+       << "\nset title 'Latency against multicast group size (half RTT to the last receiver; "
+       << (any_serial ? "parallel-ECU model, serial one-thread dotted" : "one process per node") << ")'\n"
        << "set xlabel 'subscribers N'\nset ylabel 'latency (us, real time, log scale)'\nset autoscale y\n"
        << "set logscale x 2\nset logscale y\nset key top left\nplot ";
     for (std::size_t i = 0; i < series.size(); ++i) {
       gp << (i ? ", " : "") << gp_quote(series[i].second) << " using 1:2 with linespoints lw 2 title "
          << gp_quote(series[i].first + " mean") << ", " << gp_quote(series[i].second)
          << " using 1:3 with linespoints dt 2 title " << gp_quote(series[i].first + " p99");
+      if (any_serial) {
+        gp << ", " << gp_quote(series[i].second) << " using 1:4 with linespoints dt 3 title "
+           << gp_quote(series[i].first + " mean, serial one-thread");
+      }
     }
     gp << "\nunset logscale x\nunset logscale y\n";
     pngs.push_back(png);

@@ -1,6 +1,9 @@
 #include "layersec/harness/results.h"
 
+#include <unistd.h>
+
 #include <cstdio>
+#include <ctime>
 #include <iomanip>
 #include <map>
 #include <sstream>
@@ -8,6 +11,29 @@
 #include "layersec/harness/paper.h"
 
 namespace layersec::harness {
+
+std::string build_type_label() {
+#ifdef NDEBUG
+  return "optimised (NDEBUG)";
+#else
+  return "debug (assertions on; timings are not representative)";
+#endif
+}
+
+std::string utc_timestamp() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string host_name() {
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof buf - 1) != 0) return "unknown";
+  return buf;
+}
 
 namespace {
 
@@ -118,7 +144,14 @@ nlohmann::json to_json(const ScenarioResult& r, bool with_samples) {
       {"subscribers", r.subscribers},
       {"payload_bytes", r.payload_bytes},
       {"iterations", r.iterations},
+      {"timing_model", r.timing_model.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.timing_model)},
       {"one_way", summary_json(r.one_way)},
+      {"serial_one_thread", r.serial_latency ? nlohmann::json{{"timing_model", kSerialOneThread},
+                                                              {"half_rtt", summary_json(*r.serial_latency)},
+                                                              {"one_way", r.serial_one_way
+                                                                              ? summary_json(*r.serial_one_way)
+                                                                              : nlohmann::json(nullptr)}}
+                                             : nlohmann::json(nullptr)},
       {"secoc_path_us", r.secoc_path_us},
       {"secoc_path_p50_us", r.secoc_path_p50_us},
       {"secoc_ops_per_iteration", r.secoc_ops_per_iteration},
@@ -150,7 +183,8 @@ nlohmann::json results_json(const RunInfo& info, const std::vector<ScenarioResul
                         {"started_utc", info.started_utc},
                         {"host", info.host},
                         {"peak_rss_per_scenario", info.peak_rss_per_scenario},
-                        {"units", "latency in microseconds of real (monotonic) time; paper figures in ms"},
+                        {"units", "latency in microseconds of real (monotonic) time, placed per row's timing_model; "
+                                  "paper figures in ms"},
                         {"method", info.method},
                         {"notes", info.notes}};
   nlohmann::json scenarios = nlohmann::json::array();
@@ -182,7 +216,8 @@ std::string csv_header() {
   return "name,series,paper_id,topology,security,key_distribution,delivery,subscribers,payload_bytes,"
          "iterations,completed,mean_us,p50_us,p95_us,p99_us,max_us,one_way_mean_us,one_way_p99_us,"
          "secoc_path_us,cpu_pct,cpu_us_per_iteration,rss_kib,baseline_p99_us,ratio_p99,ratio_mean,"
-         "establishment_ms,security_rejections,timeouts,paper_mean_ms,paper_p99_ms,paper_source";
+         "establishment_ms,security_rejections,timeouts,paper_mean_ms,paper_p99_ms,paper_source,"
+         "timing_model,serial_mean_us,serial_p99_us";
 }
 
 void write_csv(std::ostream& out, const std::vector<ScenarioResult>& rows) {
@@ -206,17 +241,87 @@ void write_csv(std::ostream& out, const std::vector<ScenarioResult>& rows) {
         << num(r.secoc_path_us) << ',' << fixed(r.cpu_pct, 4) << ',' << num(r.cpu_us_per_iteration) << ','
         << r.rss_kib << ',' << onum(r.baseline_p99_us) << ',' << onum(r.ratio_p99) << ','
         << onum(r.ratio_mean) << ',' << onum(r.establishment_ms) << ',' << r.security_rejections << ','
-        << r.timeouts << ',' << paper_mean << ',' << paper_p99 << ',' << csv_field(paper_source) << "\n";
+        << r.timeouts << ',' << paper_mean << ',' << paper_p99 << ',' << csv_field(paper_source) << ','
+        << csv_field(r.timing_model) << ',' << (r.serial_latency ? num(r.serial_latency->mean) : std::string())
+        << ',' << (r.serial_latency ? num(r.serial_latency->p99) : std::string()) << "\n";
   }
+}
+
+std::vector<GroupGoal> group_size_goals(const std::vector<ScenarioResult>& rows) {
+  // (key distribution, timing model) -> rows by N.
+  std::map<std::pair<std::string, std::string>, std::map<int, const ScenarioResult*>> sets;
+  for (const auto& r : rows) {
+    if (r.series != "group-size" || r.security != "hybrid" || r.latency.count == 0) continue;
+    sets[{r.key_distribution, r.timing_model}][r.subscribers] = &r;
+  }
+  std::vector<GroupGoal> out;
+  for (const auto& [key, by_n] : sets) {
+    auto small = by_n.find(2);
+    if (small == by_n.end()) continue;
+    const ScenarioResult* large = by_n.rbegin()->second;
+    if (large->subscribers <= 2) continue;
+    auto ratio = [](double x, double y) { return y > 0 ? x / y : 0.0; };
+    const Summary& a = small->second->one_way;
+    const Summary& b = large->one_way;
+    GroupGoal g;
+    g.key_distribution = key.first;
+    g.timing_model = key.second;
+    g.n_large = large->subscribers;
+    g.ratio_mean = ratio(b.mean, a.mean);
+    g.ratio_p50 = ratio(b.p50, a.p50);
+    g.ratio_p99 = ratio(b.p99, a.p99);
+    g.ratio_half_rtt_mean = ratio(large->latency.mean, small->second->latency.mean);
+    g.ratio_half_rtt_p99 = ratio(large->latency.p99, small->second->latency.p99);
+    g.met = g.ratio_mean > 0 && g.ratio_p99 > 0 && g.ratio_mean <= g.limit && g.ratio_p99 <= g.limit;
+    out.push_back(g);
+  }
+  return out;
+}
+
+std::vector<std::string> group_size_goal_lines(const std::vector<ScenarioResult>& rows) {
+  std::vector<std::string> lines;
+  for (const auto& g : group_size_goals(rows)) {
+    std::string l = "goal: group-keyed latency at N=" + std::to_string(g.n_large) + " within " + fixed(g.limit, 1) +
+                    "x of N=2 (hybrid, " + g.key_distribution + " group key, multicast, " +
+                    (g.timing_model.empty() ? std::string("model unstated") : g.timing_model) +
+                    "; latency to the last receiver = one-way notify -> latest event callback): mean x" +
+                    fixed(g.ratio_mean, 2) + ", p50 x" + fixed(g.ratio_p50, 2) + ", p99 x" + fixed(g.ratio_p99, 2) +
+                    " -> " + (g.met ? "MET" : "NOT MET") + " (judged on one-way mean and p99; half RTT, which adds " +
+                    "the publisher taking N answers: mean x" + fixed(g.ratio_half_rtt_mean, 2) + ", p99 x" +
+                    fixed(g.ratio_half_rtt_p99, 2) + ")";
+    if (g.n_large != 64) l += "; note: the largest N measured here is " + std::to_string(g.n_large) + ", the goal names N=64";
+    lines.push_back(std::move(l));
+  }
+  // The DTLS fan-out series beside it: growth from its smallest to largest N.
+  std::map<std::pair<std::string, std::string>, std::map<int, const ScenarioResult*>> fanout;
+  for (const auto& r : rows) {
+    if (r.series != "dtls-fanout" || r.latency.count == 0) continue;
+    fanout[{r.security + "/" + r.delivery, r.topology + ", " + (r.timing_model.empty() ? "model unstated" : r.timing_model)}]
+          [r.subscribers] = &r;
+  }
+  for (const auto& [key, by_n] : fanout) {
+    if (by_n.size() < 2) continue;
+    const ScenarioResult& a = *by_n.begin()->second;
+    const ScenarioResult& b = *by_n.rbegin()->second;
+    if (a.latency.mean <= 0 || a.latency.p99 <= 0) continue;
+    const std::string what = a.security == "dtls" ? "DTLS 1.2 fan-out (one session per subscriber)"
+                             : a.security == "secoc" ? "group-keyed SecOC (one protect, one send)"
+                                                     : "unsecured multicast";
+    lines.push_back("  dtls-fanout series, " + what + " [" + key.second + "]: N=" + std::to_string(b.subscribers) +
+                    " vs N=" + std::to_string(a.subscribers) + ": mean x" + fixed(b.latency.mean / a.latency.mean, 2) +
+                    ", p99 x" + fixed(b.latency.p99 / a.latency.p99, 2) + " (N x" +
+                    fixed(static_cast<double>(b.subscribers) / a.subscribers, 0) + ")");
+  }
+  return lines;
 }
 
 namespace {
 
 void latency_table(std::ostream& out, const std::vector<ScenarioResult>& rows, bool markdown) {
-  const char* head[] = {"scenario",     "N",     "mean us", "p50 us",  "p95 us",   "p99 us",
-                        "max us",       "1-way p50 us", "SecOC p50 us/it", "CPU %@50ms", "RSS KiB",
-                        "x base p99",   "paper mean ms", "paper p99 ms", "paper x p99"};
-  constexpr int kCols = 15;
+  const char* head[] = {"scenario",     "N",     "model", "mean us", "p50 us",  "p95 us",   "p99 us",
+                        "max us",       "1-way p50 us", "serial p99 us", "SecOC p50 us/it", "CPU %@50ms",
+                        "RSS KiB",      "x base p99",   "paper mean ms", "paper p99 ms", "paper x p99"};
+  constexpr int kCols = 17;
   std::vector<std::vector<std::string>> cells;
   for (const auto& r : rows) {
     const nlohmann::json p = paper_json(r);
@@ -227,9 +332,12 @@ void latency_table(std::ostream& out, const std::vector<ScenarioResult>& rows, b
       if (p.contains("ratio_p99")) pr = fixed(p["ratio_p99"].get<double>(), 2);
     }
     std::string name = r.paper_id.empty() ? r.name : r.paper_id + " " + r.name;
-    cells.push_back({name, std::to_string(r.subscribers), fixed(r.latency.mean), fixed(r.latency.p50),
-                     fixed(r.latency.p95), fixed(r.latency.p99), fixed(r.latency.max), fixed(r.one_way.p50),
-                     r.security == "none" ? "-" : fixed(r.secoc_path_p50_us, 2), fixed(r.cpu_pct, 2),
+    cells.push_back({name, std::to_string(r.subscribers), r.timing_model.empty() ? "-" : r.timing_model,
+                     fixed(r.latency.mean), fixed(r.latency.p50), fixed(r.latency.p95), fixed(r.latency.p99),
+                     fixed(r.latency.max), fixed(r.one_way.p50),
+                     r.serial_latency ? fixed(r.serial_latency->p99) : "-",
+                     r.security == "none" || r.secoc_path_p50_us <= 0 ? "-" : fixed(r.secoc_path_p50_us, 2),
+                     fixed(r.cpu_pct, 2),
                      std::to_string(r.rss_kib), opt_fixed(r.ratio_p99), pm, pp, pr});
   }
   if (markdown) {
@@ -305,9 +413,13 @@ void write_markdown(std::ostream& out, const RunInfo& info, const std::vector<Sc
       << info.build_type << "\n- seed: " << info.seed << ", iterations per scenario: " << info.iterations
       << "\n\n## How the figures were measured\n\n"
       << info.method << "\n\n"
-      << "Columns: latency = half the closed-loop round trip (the paper's method), microseconds of real "
-         "time; 1-way = publisher notify call to the last subscriber's event callback on the same clock; "
-         "SecOC p50 us/it = median time inside SecOC protect + verify per iteration (all messages of the iteration; the mean is in the JSON/CSV); "
+      << "Columns: model = the timing model of the latency columns (parallel-ecus: the measured work of every "
+         "node on its own simulated CPU, latency along the causal critical path; serial-one-thread: every node's "
+         "work one after the other on the measuring thread); latency = half the closed-loop round trip (the "
+         "paper's method), microseconds of real time; 1-way = publisher notify call to the last subscriber's event "
+         "callback; serial p99 = the same iterations' p99 under serial-one-thread; "
+         "SecOC p50 us/it = median time inside SecOC protect + verify per iteration, timed where the runtimes call "
+         "the engines, summed over all nodes (the mean is in the JSON/CSV); "
          "CPU %@50ms = thread CPU time per iteration divided by the paper's 50 ms pacing; RSS = peak "
          "resident set of the whole process during the scenario; x base p99 = p99 over the unsecured row "
          "of the same delivery mode measured in this run. Columns marked *paper* are the seed paper's "
@@ -329,6 +441,12 @@ void write_markdown(std::ostream& out, const RunInfo& info, const std::vector<Sc
       establishment_table(out, by_series[s], true);
       out << "\n";
     }
+  }
+  const auto goals = group_size_goal_lines(rows);
+  if (!goals.empty()) {
+    out << "## Goals\n\n";
+    for (const auto& g : goals) out << (g.rfind("  ", 0) == 0 ? "  - " + g.substr(2) : "- " + g) << "\n";
+    out << "\n";
   }
   bool any_notes = false;
   for (const auto& r : rows) any_notes = any_notes || !r.notes.empty();

@@ -3,7 +3,8 @@
 // One row per measured scenario, the same layout for `layersec demo` and
 // `layersec bench scenarios` (and for rows other tools add, e.g. a DTLS
 // fan-out baseline: fill a ScenarioResult and append it). Latency figures are
-// microseconds of real time measured on CLOCK_MONOTONIC (see docs/harness.md);
+// microseconds of real time measured on CLOCK_MONOTONIC, combined as the row's
+// timing_model says (parallel-ecus or serial-one-thread; docs/harness.md);
 // paper figures are the seed paper's published milliseconds, converted to
 // microseconds only where a ratio needs them, and always labelled "paper".
 #pragma once
@@ -20,6 +21,14 @@
 
 namespace layersec::harness {
 
+// How a row's latency figures relate to the work measured (docs/harness.md):
+// every node's work serially on the one measuring thread, or the same
+// measured work placed on one simulated CPU per node along the causal
+// critical path (net::Simulator CPU attribution). Rows from real threads or
+// processes name their own model (e.g. "real-threads").
+inline constexpr const char* kSerialOneThread = "serial-one-thread";
+inline constexpr const char* kParallelEcus = "parallel-ecus";
+
 struct ScenarioResult {
   std::string name;        // "hybrid-psk-multicast", "group-n8", ...
   std::string series;      // "paper-scenarios", "group-size", "payload", ...
@@ -32,10 +41,18 @@ struct ScenarioResult {
   int subscribers = 1;
   std::size_t payload_bytes = 64;
   int iterations = 0;      // requested
+  // The model latency, one_way and samples_us follow (kParallelEcus,
+  // kSerialOneThread, or the row's own, e.g. "real-threads"); empty: the tool
+  // that made the row did not say (written as null).
+  std::string timing_model;
   Summary latency;         // half round trip, us (count = completed iterations)
   Summary one_way;         // publisher notify -> last subscriber's event handler, us
   std::vector<double> samples_us;  // half-RTT samples, in order (for the CDF)
-  double secoc_path_us = 0;        // SecOC protect + verify time per iteration, us (mean)
+  // The same iterations under kSerialOneThread when timing_model is another
+  // model (the testbed measures both in one run).
+  std::optional<Summary> serial_latency;
+  std::optional<Summary> serial_one_way;
+  double secoc_path_us = 0;        // SecOC protect + verify time per iteration, us (mean), all nodes
   double secoc_path_p50_us = 0;    // its median (robust against a preempted sample)
   std::uint64_t secoc_ops_per_iteration = 0;
   double cpu_us_per_iteration = 0; // thread CPU inside the measured windows / iterations
@@ -76,6 +93,12 @@ struct RunInfo {
   std::vector<std::string> notes;
 };
 
+// RunInfo::build_type of this binary, RunInfo::started_utc
+// ("2026-11-30T08:00:00Z") and RunInfo::host.
+[[nodiscard]] std::string build_type_label();
+[[nodiscard]] std::string utc_timestamp();
+[[nodiscard]] std::string host_name();
+
 // The paper's figures for one row (object with "source"), or null.
 [[nodiscard]] nlohmann::json paper_json(const ScenarioResult& r);
 [[nodiscard]] nlohmann::json to_json(const ScenarioResult& r, bool with_samples = false);
@@ -86,8 +109,36 @@ struct RunInfo {
 void write_csv(std::ostream& out, const std::vector<ScenarioResult>& rows);
 [[nodiscard]] std::string csv_header();
 
+// The goal "group-keyed latency at N = max within 1.2x of N = 2" evaluated
+// on the group-size rows (series "group-size", security "hybrid"), one entry
+// per key distribution and timing model that has an N = 2 row and a larger
+// one. The latency judged is the latency to the last receiver, i.e. the
+// one-way figure (notify -> the latest subscriber's event callback): the
+// half round trip also contains the publisher taking N answers, which grows
+// with N under any keying. Judged on mean and p99 (both must be within the
+// limit); p50 and the half-RTT ratios are shown beside it.
+struct GroupGoal {
+  std::string key_distribution;
+  std::string timing_model;
+  int n_small = 2;
+  int n_large = 0;
+  double ratio_mean = 0;  // one-way
+  double ratio_p50 = 0;
+  double ratio_p99 = 0;
+  double ratio_half_rtt_mean = 0;
+  double ratio_half_rtt_p99 = 0;
+  double limit = 1.2;
+  bool met = false;
+};
+[[nodiscard]] std::vector<GroupGoal> group_size_goals(const std::vector<ScenarioResult>& rows);
+// One line per goal, e.g. "goal: hybrid psk multicast (group key), N=64 vs
+// N=2, parallel-ecus: mean x1.04, p50 x1.02, p99 x1.10 -> met (...)"; beside
+// it, where the rows exist, the DTLS fan-out's growth over the same N range.
+// Empty when no group-size rows qualify.
+[[nodiscard]] std::vector<std::string> group_size_goal_lines(const std::vector<ScenarioResult>& rows);
+
 // Markdown report: method, one table of measured rows with the paper's
-// figures beside them, the establishment table and the notes.
+// figures beside them, the establishment table, the goals and the notes.
 void write_markdown(std::ostream& out, const RunInfo& info, const std::vector<ScenarioResult>& rows);
 // The same tables in plain text for the terminal.
 void write_text_table(std::ostream& out, const std::vector<ScenarioResult>& rows);

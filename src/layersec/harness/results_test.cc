@@ -142,6 +142,68 @@ TEST(HarnessResultsTest, MarkdownLabelsThePaperFigures) {
   EXPECT_NE(text.str().find("31.33"), std::string::npos);  // establishment, paper
 }
 
+ScenarioResult group_row(int n, std::vector<double> samples) {
+  ScenarioResult r = row("group-hybrid-psk-n" + std::to_string(n), "", "hybrid", "multicast", std::move(samples));
+  r.series = "group-size";
+  r.subscribers = n;
+  r.timing_model = kParallelEcus;
+  r.one_way = r.latency;  // the goal is judged on the one-way figure
+  r.latency = summarize(std::vector<double>{100.0 * n});  // half RTT: grows with N, not judged
+  return r;
+}
+
+TEST(HarnessResultsTest, GroupSizeGoalComparesTheLargestNWithNTwo) {
+  std::vector<ScenarioResult> rows;
+  rows.push_back(group_row(2, {10, 10, 10, 10}));
+  rows.push_back(group_row(8, {11, 11, 11, 11}));
+  rows.push_back(group_row(64, {11, 11, 11, 11.5}));
+  auto goals = group_size_goals(rows);
+  ASSERT_EQ(goals.size(), 1u);
+  EXPECT_EQ(goals[0].n_large, 64);
+  EXPECT_EQ(goals[0].key_distribution, "psk");
+  EXPECT_NEAR(goals[0].ratio_mean, 11.125 / 10, 1e-12);
+  EXPECT_NEAR(goals[0].ratio_half_rtt_mean, 32.0, 1e-12);
+  EXPECT_TRUE(goals[0].met);
+  auto lines = group_size_goal_lines(rows);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_NE(lines[0].find("-> MET"), std::string::npos);
+  EXPECT_NE(lines[0].find("parallel-ecus"), std::string::npos);
+  // p99 beyond 1.2x fails it even with the mean inside.
+  std::vector<double> tail(20, 10.0);
+  tail.push_back(30.0);
+  rows[2] = group_row(64, tail);
+  goals = group_size_goals(rows);
+  ASSERT_EQ(goals.size(), 1u);
+  EXPECT_LE(goals[0].ratio_mean, 1.2);
+  EXPECT_GT(goals[0].ratio_p99, 1.2);
+  EXPECT_FALSE(goals[0].met);
+  EXPECT_NE(group_size_goal_lines(rows)[0].find("NOT MET"), std::string::npos);
+  // Unsecured rows and a series without N = 2 are not judged.
+  rows.erase(rows.begin());
+  EXPECT_TRUE(group_size_goals(rows).empty());
+  // And the report carries the goal.
+  rows.insert(rows.begin(), group_row(2, {10, 10, 10, 10}));
+  std::ostringstream md;
+  write_markdown(md, RunInfo{}, rows);
+  EXPECT_NE(md.str().find("## Goals"), std::string::npos);
+}
+
+TEST(HarnessResultsTest, RowsSayWhichTimingModelTheyUse) {
+  auto rows = sample_rows();
+  rows[0].timing_model = kParallelEcus;
+  rows[0].serial_latency = summarize(std::vector<double>{20, 20, 20, 40});
+  const nlohmann::json a = to_json(rows[0]);
+  EXPECT_EQ(a["timing_model"], "parallel-ecus");
+  EXPECT_EQ(a["serial_one_thread"]["timing_model"], "serial-one-thread");
+  EXPECT_DOUBLE_EQ(a["serial_one_thread"]["half_rtt"]["p99_us"].get<double>(), rows[0].serial_latency->p99);
+  const nlohmann::json b = to_json(rows[1]);  // a row that did not say
+  EXPECT_TRUE(b["timing_model"].is_null());
+  EXPECT_TRUE(b["serial_one_thread"].is_null());
+  std::ostringstream csv;
+  write_csv(csv, rows);
+  EXPECT_NE(csv.str().find(",parallel-ecus,"), std::string::npos);
+}
+
 TEST(HarnessResultsTest, ResultsFolderHoldsJsonCsvReportAndSamples) {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / ("layersec-results-test-" + std::to_string(::getpid()));

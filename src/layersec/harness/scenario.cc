@@ -1,5 +1,6 @@
 #include "layersec/harness/scenario.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "layersec/harness/stats.h"
@@ -28,24 +29,21 @@ ScenarioSpec make_spec(std::string name, std::string series, std::string paper_i
 
 }  // namespace
 
-std::vector<ScenarioSpec> paper_scenario_specs(int iterations, std::uint64_t seed, std::size_t payload_bytes) {
-  struct Row {
-    const char* id;
-    const char* name;
-    const char* label;
-    Security security;
-    KeyDistribution keys;
-  };
-  const Row rows[] = {
+const std::vector<PaperConfiguration>& paper_configurations() {
+  static const std::vector<PaperConfiguration> rows = {
       {"1", "unsecured", "Unsecured", Security::kNone, KeyDistribution::kNone},
       {"2a", "secoc-psk", "SecOC-PSK", Security::kSecoc, KeyDistribution::kPsk},
       {"2b", "secoc-rsa", "SecOC-RSA", Security::kSecoc, KeyDistribution::kRsaModeB},
       {"3a", "hybrid-psk", "Hybrid-PSK", Security::kHybrid, KeyDistribution::kPsk},
       {"3b", "hybrid-rsa", "Hybrid-RSA", Security::kHybrid, KeyDistribution::kRsaModeB},
   };
+  return rows;
+}
+
+std::vector<ScenarioSpec> paper_scenario_specs(int iterations, std::uint64_t seed, std::size_t payload_bytes) {
   std::vector<ScenarioSpec> out;
   std::uint64_t k = 0;
-  for (const auto& r : rows) {
+  for (const auto& r : paper_configurations()) {
     for (int multicast = 0; multicast < 2; ++multicast) {
       const std::string suffix = multicast ? "multicast" : "unicast";
       out.push_back(make_spec(std::string(r.name) + "-" + suffix, "paper-scenarios",
@@ -81,19 +79,25 @@ std::string measurement_method() {
          "flight: the publisher notifies a 64-byte event (unicast to one subscriber, or once to the eventgroup's "
          "multicast group for two or more), each subscriber echoes it back as a fire-and-forget request on its own "
          "method, and the iteration ends when the publisher's handler has taken the last answer. The simulator "
-         "runs on the measuring thread, step by step, so the CLOCK_MONOTONIC time from the notify() call to the "
-         "last answer's dispatch is the real time the whole code path took in both directions (serialise, SecOC "
-         "protect, MACsec protect, frame build, switch, MACsec validate, parse, SecOC verify, dispatch, answer). "
-         "Latency is half of that round trip (the paper's method); one-way is notify() to the last subscriber's "
-         "event callback on the same clock. Simulated link delays (propagation, serialisation) advance only "
-         "simulated time, cost no real time and are not part of any figure. Iterations are paced 50 ms apart in "
-         "simulated time (the paper's pacing); SD and other timers run between iterations, outside the measured "
-         "windows. SecOC path = the time inside SecOC protect + verify for one iteration's messages, measured on "
-         "the scenario's own engines right after its loop. CPU = thread CPU time inside the measured windows per "
-         "iteration, expressed as a share of one core at the paper's 50 ms pacing. RSS = peak resident set of the "
-         "whole process during the scenario (Linux VmHWM, reset per scenario). Key establishment (Mode B, "
-         "RSA-2048 OAEP with X.509 certificates, over SOME/IP on the same segment) is the wall time from the first "
-         "KeyRequest to the last accepted KeyConfirm, once, before the loop; it is not averaged into the latency.";
+         "runs on the measuring thread, step by step, and the real time (CLOCK_MONOTONIC) of every piece of work "
+         "is measured: serialise, SecOC protect, MACsec protect, frame build, switch, MACsec validate, parse, "
+         "SecOC verify, dispatch, answer. Timing model parallel-ecus (the reported latency): each piece is "
+         "attributed to the CPU that would do it in a vehicle (one per node, one per switch port engine); a piece "
+         "starts when its input is ready and its CPU is free, so the latency is the causal critical path of "
+         "measured work and independent receivers overlap as separate ECUs would. Model serial-one-thread (kept "
+         "beside it as serial_one_thread / serial p99): the elapsed time from the notify() call to the last "
+         "answer with every node's work done one after the other on the one thread, as if the network shared one "
+         "CPU; it grows with every receiver's work. Latency is half the round trip (the paper's method); one-way "
+         "is notify() to the last subscriber's event callback. Simulated link delays (propagation, serialisation) "
+         "advance only simulated time and are in neither figure. Iterations are paced 50 ms apart in simulated "
+         "time (the paper's pacing; every simulated CPU is idle at the start of an iteration); SD and other "
+         "timers run between iterations, outside the measured windows. SecOC path = the time inside SecOC "
+         "protect + verify during the iteration, timed where the runtimes call the engines and summed over all "
+         "nodes (1 + 3N calls). CPU = thread CPU time inside the measured windows per iteration (all nodes), as a "
+         "share of one core at the paper's 50 ms pacing. RSS = peak resident set of the whole process during the "
+         "scenario (Linux VmHWM, reset per scenario). Key establishment (Mode B, RSA-2048 OAEP with X.509 "
+         "certificates, over SOME/IP on the same segment) is the wall time from the first KeyRequest to the last "
+         "accepted KeyConfirm, once, before the loop; it is not averaged into the latency.";
 }
 
 ScenarioResult run_scenario(const ScenarioSpec& spec, const std::shared_ptr<const Credentials>& credentials,
@@ -124,18 +128,24 @@ ScenarioResult run_scenario(const ScenarioSpec& spec, const std::shared_ptr<cons
   }
   const std::uint64_t rejections_before = bed.security_rejections();
   const std::uint64_t frames_before = bed.frames_on_wire();
-  std::vector<double> half_rtt;
-  std::vector<double> one_way;
-  half_rtt.reserve(static_cast<std::size_t>(spec.iterations));
-  one_way.reserve(static_cast<std::size_t>(spec.iterations));
+  std::vector<double> half_rtt, one_way, serial_half_rtt, serial_one_way, secoc_path;
+  for (auto* v : {&half_rtt, &one_way, &serial_half_rtt, &serial_one_way, &secoc_path})
+    v->reserve(static_cast<std::size_t>(spec.iterations));
+  std::uint64_t secoc_ops = 0;
+  bool secoc_ops_vary = false;
   for (int i = 0; i < spec.iterations; ++i) {
     bed.idle(spec.pacing);
     sampler.start();
     const IterationSample s = bed.run_iteration(seq++, spec.timeout);
     sampler.stop();
     if (s.completed) {
-      half_rtt.push_back(static_cast<double>(s.round_trip_ns) / 2e3);
-      one_way.push_back(static_cast<double>(s.one_way_ns) / 1e3);
+      half_rtt.push_back(static_cast<double>(s.model_round_trip_ns) / 2e3);
+      one_way.push_back(static_cast<double>(s.model_one_way_ns) / 1e3);
+      serial_half_rtt.push_back(static_cast<double>(s.round_trip_ns) / 2e3);
+      serial_one_way.push_back(static_cast<double>(s.one_way_ns) / 1e3);
+      secoc_path.push_back(static_cast<double>(s.secoc_ns) / 1e3);
+      if (secoc_path.size() > 1 && s.secoc_ops != secoc_ops) secoc_ops_vary = true;
+      secoc_ops = std::max(secoc_ops, s.secoc_ops);
     } else {
       ++r.timeouts;
     }
@@ -143,26 +153,22 @@ ScenarioResult run_scenario(const ScenarioSpec& spec, const std::shared_ptr<cons
   }
   r.security_rejections = bed.security_rejections() - rejections_before;
   r.frames_on_wire = bed.frames_on_wire() - frames_before;
+  r.timing_model = kParallelEcus;
   r.latency = summarize(half_rtt);
   r.one_way = summarize(one_way);
   r.samples_us = std::move(half_rtt);
+  r.serial_latency = summarize(serial_half_rtt);
+  r.serial_one_way = summarize(serial_one_way);
   if (!r.samples_us.empty()) {
     r.cpu_us_per_iteration = static_cast<double>(sampler.cpu_ns()) / 1e3 / static_cast<double>(spec.iterations);
     r.cpu_pct = r.cpu_us_per_iteration / (spec.pacing.us()) * 100.0;
   }
-  if (spec.testbed.security != Security::kNone) {
-    std::vector<double> path;
-    for (int i = 0; i < spec.iterations; ++i) {
-      const SecocPathSample p = bed.measure_secoc_path(seq++);
-      if (!p.ok) continue;
-      path.push_back(static_cast<double>(p.ns) / 1e3);
-      r.secoc_ops_per_iteration = p.operations;
-    }
-    const Summary ps = summarize(path);
+  if (spec.testbed.security != Security::kNone && !secoc_path.empty()) {
+    const Summary ps = summarize(secoc_path);
     r.secoc_path_us = ps.mean;
     r.secoc_path_p50_us = ps.p50;
-    const int ok = static_cast<int>(path.size());
-    if (ok < spec.iterations) r.notes += "SecOC path: " + std::to_string(spec.iterations - ok) + " iterations failed; ";
+    r.secoc_ops_per_iteration = secoc_ops;
+    if (secoc_ops_vary) r.notes += "SecOC calls per iteration varied (the largest is reported); ";
   }
   r.rss_kib = sampler.peak_rss_kib();
   if (!sampler.peak_reset_ok()) r.notes += "peak RSS is process-wide (clear_refs refused); ";

@@ -1,8 +1,11 @@
 #include "layersec/harness/testbed.h"
 
+#include <algorithm>
 #include <stdexcept>
+#include <utility>
 
 #include "layersec/crypto/kdf.h"
+#include "layersec/harness/scenario_layout.h"
 #include "layersec/harness/stats.h"
 #include "layersec/kex/group_keys.h"
 #include "layersec/kex/mode_b.h"
@@ -17,20 +20,17 @@ namespace layersec::harness {
 
 namespace {
 
-constexpr std::uint16_t kService = 0x1234;
-constexpr std::uint16_t kInstance = 0x0001;
-constexpr std::uint16_t kEvent = 0x8001;
-constexpr std::uint16_t kEventgroup = 0x0001;
-constexpr std::uint16_t kAnswerBase = 0x0010;     // subscriber i answers on method kAnswerBase + i
+using layout::answer_method;
+using layout::kClientPort;
+using layout::kEvent;
+using layout::kEventgroup;
+using layout::kInstance;
+using layout::kService;
+using layout::kServicePort;
+using layout::kSubscriberPort;
+using layout::subscriber_client_id;
 constexpr std::uint16_t kKeyRequest = 0x0100;     // Mode B KeyRequest -> KeyDelivery
 constexpr std::uint16_t kKeyConfirm = 0x0101;     // Mode B KeyConfirm -> empty response
-constexpr std::uint16_t kServicePort = 30509;
-constexpr std::uint16_t kClientPort = 30501;
-constexpr std::uint16_t kSubscriberPort = 30502;
-constexpr std::uint16_t kEventDataId = 0x0100;
-constexpr std::uint16_t kAnswerDataIdBase = 0x0200;
-constexpr std::uint16_t kPublisherSenderId = 0x0001;
-constexpr std::uint16_t kSyncDataIdBase = 0xFF00;
 constexpr std::uint16_t kLoadPort = 9;  // discard: nobody listens
 constexpr int kMaxSubscribers = 200;
 // Simulated wall-clock epoch (Unix seconds) the certificates are valid at.
@@ -51,8 +51,6 @@ net::Ipv4Address host_ip(int index) {  // 0 publisher, 1..N subscribers, 250 loa
                                        static_cast<std::uint8_t>(v % 250 + 1));
 }
 
-std::uint16_t subscriber_client_id(int i) { return static_cast<std::uint16_t>(0x0100 + i); }
-std::uint16_t answer_method(int i) { return static_cast<std::uint16_t>(kAnswerBase + i); }
 
 macsec::SecY make_secy(macsec::Sci self, macsec::Sci peer, ByteSpan tx_key, ByteSpan rx_key) {
   macsec::SecYConfig c;
@@ -153,10 +151,16 @@ struct Testbed::Impl {
     std::unique_ptr<someip::SimTransport> transport;
     std::unique_ptr<someip::SeededRandom> random;
     std::unique_ptr<someip::Runtime> runtime;
+    net::OwnerId owner = net::kUnowned;  // its simulated CPU (the port's endpoint owner)
   };
 
   explicit Impl(std::uint64_t seed)
-      : sim(seed, TimePoint::from_ns(kEpochS * 1'000'000'000LL)), segment(sim) {}
+      : sim(seed, TimePoint::from_ns(kEpochS * 1'000'000'000LL)), segment(sim) {
+    // Always on: the parallel-ECU figures come from it, and its cost (clock
+    // reads around every event and at every schedule call) is in both
+    // figures alike.
+    sim.enable_cpu_attribution(real_clock);
+  }
   ~Impl() {
     // Runtimes first (they send StopOffers through their transports).
     for (auto* n : all_nodes()) n->runtime.reset();
@@ -170,6 +174,7 @@ struct Testbed::Impl {
     return v;
   }
 
+  MonotonicClock real_clock;  // CLOCK_MONOTONIC, as monotonic_ns()
   net::Simulator sim;
   net::Segment segment;
   macsec::MacsecPortProcessor ports;
@@ -184,6 +189,11 @@ struct Testbed::Impl {
   std::int64_t t_start = 0;
   std::int64_t t_last_event = 0;
   std::int64_t t_last_answer = 0;
+  // The same in model time (parallel-ECU critical path): the window start
+  // and the latest (not the last-run) event callback and answer dispatch.
+  std::int64_t m_start = 0;
+  std::int64_t m_last_event = 0;
+  std::int64_t m_last_answer = 0;
   std::uint64_t delivered = 0;
   std::vector<std::uint8_t> payload;
   std::vector<std::vector<std::uint8_t>> answer_buf;
@@ -193,16 +203,33 @@ struct Testbed::Impl {
   std::vector<std::uint8_t> load_payload;
   bool load_running = false;
   void schedule_load();
+  // SecOC time (ns) and calls so far, summed over every runtime.
+  [[nodiscard]] std::pair<std::int64_t, std::uint64_t> secoc_totals();
 };
 
 void Testbed::Impl::schedule_load() {
   if (!load || load_interval <= Duration::zero()) return;
-  sim.schedule_in(load_interval, [this] {
-    for (std::size_t i = 0; i < subscribers.size(); ++i) {
-      (void)load->host->send_to(kLoadPort, {host_ip(static_cast<int>(i) + 1), kLoadPort}, load_payload).ok();
-    }
-    schedule_load();
-  });
+  sim.schedule_in(
+      load_interval,
+      [this] {
+        for (std::size_t i = 0; i < subscribers.size(); ++i) {
+          (void)load->host->send_to(kLoadPort, {host_ip(static_cast<int>(i) + 1), kLoadPort}, load_payload).ok();
+        }
+        schedule_load();
+      },
+      load->owner);
+}
+
+std::pair<std::int64_t, std::uint64_t> Testbed::Impl::secoc_totals() {
+  std::int64_t ns = 0;
+  std::uint64_t ops = 0;
+  for (auto* n : all_nodes()) {
+    if (!n->runtime) continue;
+    const auto& c = n->runtime->counters();
+    ns += static_cast<std::int64_t>(c.secoc_protect_ns + c.secoc_verify_ns);
+    ops += c.secoc_protected + c.secoc_protect_failed + c.secoc_verified + c.secoc_rejected;
+  }
+  return {ns, ops};
 }
 
 std::uint16_t Testbed::subscriber_port() { return kSubscriberPort; }
@@ -251,6 +278,7 @@ Testbed::Testbed(TestbedOptions options, std::shared_ptr<const Credentials> cred
     } else {
       node->port = node->host->attach(im.segment, options_.link);
     }
+    node->owner = im.segment.endpoint_owner(node->port);
   }
   for (auto& [a, ia] : nodes) {
     for (auto& [b, ib] : nodes) {
@@ -270,6 +298,7 @@ Testbed::Testbed(TestbedOptions options, std::shared_ptr<const Credentials> cred
   pc.client_port = kClientPort;
   pc.sd_timing = timing;
   pc.max_message_size = max_message;
+  pc.time_secoc = true;
   someip::ServiceConfig svc;
   svc.service_id = kService;
   svc.instance_id = kInstance;
@@ -284,7 +313,7 @@ Testbed::Testbed(TestbedOptions options, std::shared_ptr<const Credentials> cred
   someip::EventgroupConfig eg;
   eg.eventgroup_id = kEventgroup;
   if (options_.multicast) {
-    eg.multicast = someip::Endpoint{someip::IpAddress::v4(239, 0, 0, 1), 30510, someip::L4Proto::kUdp};
+    eg.multicast = someip::Endpoint{someip::IpAddress::v4(239, 0, 0, 1), layout::kMulticastPort, someip::L4Proto::kUdp};
     eg.multicast_threshold = 1;
   }
   svc.eventgroups = {eg};
@@ -303,6 +332,7 @@ Testbed::Testbed(TestbedOptions options, std::shared_ptr<const Credentials> cred
     sc.client_port = kClientPort;
     sc.sd_timing = timing;
     sc.max_message_size = max_message;
+    sc.time_secoc = true;
     someip::ClientConfig cl;
     cl.service_id = kService;
     cl.instance_id = kInstance;
@@ -314,57 +344,20 @@ Testbed::Testbed(TestbedOptions options, std::shared_ptr<const Credentials> cred
 
   // SecOC engines and bindings (vendor profile, one CMAC-AES-256 key group).
   if (secured) {
-    const secoc::PduProfile profile = secoc::PduProfile::vendor();
     auto start_engine = [](Impl::Node& node, secoc::EngineConfig cfg) {
       node.store = std::make_unique<secoc::MemoryStateStore>();
       auto e = secoc::Engine::start(std::move(cfg), *node.store);
       check(e.ok(), "SecOC engine start");
       node.engine = std::move(e).value();
     };
-    secoc::EngineConfig pe;
-    pe.sender_id = kPublisherSenderId;
-    pe.key_groups = {{"session", secoc::AuthAlgorithm::kCmacAes256}};
-    pe.tx_pdus = {{0, kEventDataId, profile, 0}};
     // Receivers need a sync channel in their configuration; no sync message
     // is sent in these scenarios (freshness is provisioned in establish_keys).
-    someip::SecocBindings pb;
-    pb.messages.push_back({kService, kInstance, kEvent, 0u, std::nullopt});
-    for (int i = 0; i < n; ++i) {
-      secoc::RxPduConfig r;
-      r.id = static_cast<std::uint32_t>(i);
-      r.data_id = static_cast<std::uint16_t>(kAnswerDataIdBase + i);
-      r.profile = profile;
-      r.key_group = 0;
-      r.sender_id = subscriber_client_id(i);
-      r.sync_channel = static_cast<std::uint32_t>(i);
-      r.has_sync_channel = true;
-      pe.sync_rx.push_back({static_cast<std::uint32_t>(i), static_cast<std::uint16_t>(kSyncDataIdBase + 1 + i), 0, 64});
-      pe.rx_pdus.push_back(r);
-      pb.messages.push_back({kService, kInstance, answer_method(i), std::nullopt, static_cast<std::uint32_t>(i)});
-    }
-    start_engine(im.publisher, pe);
-    im.publisher.runtime->attach_secoc(*im.publisher.engine, pb);
+    start_engine(im.publisher, layout::publisher_engine_config(n));
+    im.publisher.runtime->attach_secoc(*im.publisher.engine, layout::publisher_bindings(n));
     for (int i = 0; i < n; ++i) {
       auto& node = im.subscribers[static_cast<std::size_t>(i)];
-      secoc::EngineConfig se;
-      se.sender_id = subscriber_client_id(i);
-      se.key_groups = {{"session", secoc::AuthAlgorithm::kCmacAes256}};
-      se.tx_pdus = {{0, static_cast<std::uint16_t>(kAnswerDataIdBase + i), profile, 0}};
-      secoc::RxPduConfig r;
-      r.id = 0;
-      r.data_id = kEventDataId;
-      r.profile = profile;
-      r.key_group = 0;
-      r.sender_id = kPublisherSenderId;
-      r.sync_channel = 0;
-      r.has_sync_channel = true;
-      se.sync_rx = {{0, kSyncDataIdBase, 0, 64}};
-      se.rx_pdus = {r};
-      start_engine(node, se);
-      someip::SecocBindings sb;
-      sb.messages.push_back({kService, kInstance, kEvent, std::nullopt, 0u});
-      sb.messages.push_back({kService, kInstance, answer_method(i), 0u, std::nullopt});
-      node.runtime->attach_secoc(*node.engine, sb);
+      start_engine(node, layout::subscriber_engine_config(i));
+      node.runtime->attach_secoc(*node.engine, layout::subscriber_bindings(i));
     }
   }
 
@@ -385,6 +378,7 @@ Testbed::Testbed(TestbedOptions options, std::shared_ptr<const Credentials> cred
       if (sequence_of(ev.payload) != s.current) return;
       ++s.events_seen;
       s.t_last_event = monotonic_ns();
+      s.m_last_event = std::max(s.m_last_event, s.sim.model_time_at(s.t_last_event));
       auto& buf = s.answer_buf[static_cast<std::size_t>(i)];
       buf.assign(ev.payload.begin(), ev.payload.end());
       (void)rt->fire_and_forget(kService, kInstance, answer_method(i), buf).ok();
@@ -396,6 +390,8 @@ Testbed::Testbed(TestbedOptions options, std::shared_ptr<const Credentials> cred
                                      if (sequence_of(req.payload) != s.current) return;
                                      ++s.answers;
                                      s.t_last_answer = monotonic_ns();
+                                     s.m_last_answer =
+                                         std::max(s.m_last_answer, s.sim.model_time_at(s.t_last_answer));
                                    })
               .ok(),
           "answer handler");
@@ -419,6 +415,8 @@ void Testbed::start() {
   auto& im = *impl_;
   const int n = options_.subscribers;
   for (auto* node : im.all_nodes()) {
+    // On the node's CPU, so the timers it arms are its own.
+    net::Simulator::CpuScope cpu(im.sim, node->owner);
     if (node->runtime) check(node->runtime->start().ok(), "runtime start");
   }
   // Service discovery: every subscriber sees the offer and is subscribed.
@@ -534,6 +532,7 @@ void Testbed::establish_keys() {
       someip::Runtime* rt = im.subscribers[static_cast<std::size_t>(i)].runtime.get();
       auto request = sub->start(kService, kEventgroup, im.sim.now());
       check(request.ok(), "KeyRequest");
+      net::Simulator::CpuScope cpu(im.sim, im.subscribers[static_cast<std::size_t>(i)].owner);
       auto sent = rt->request(
           kService, kInstance, kKeyRequest, *request,
           [hs, sim, sub, rt, i](const someip::ResponseResult& r) {
@@ -620,8 +619,20 @@ IterationSample Testbed::run_iteration(std::uint32_t sequence, Duration timeout)
     im.payload[3] = static_cast<std::uint8_t>(sequence);
   }
   const TimePoint deadline = im.sim.now() + timeout;
+  const auto [secoc_ns0, secoc_ops0] = im.secoc_totals();
+  // The serial clock starts before the model window's first work, so the
+  // model figures cannot exceed the serial ones.
   im.t_start = monotonic_ns();
-  if (!im.publisher.runtime->notify(kService, kInstance, kEvent, im.payload).ok()) return out;
+  im.m_start = im.sim.begin_model_window();
+  im.m_last_event = im.m_start;
+  im.m_last_answer = im.m_start;
+  bool sent = false;
+  {
+    // notify() runs outside step(): charge it to the publisher's CPU.
+    net::Simulator::CpuScope cpu(im.sim, im.publisher.owner);
+    sent = im.publisher.runtime->notify(kService, kInstance, kEvent, im.payload).ok();
+  }
+  if (!sent) return out;
   while (im.answers < n) {
     const auto next = im.sim.next_event_time();
     if (!next || *next > deadline) break;
@@ -631,45 +642,11 @@ IterationSample Testbed::run_iteration(std::uint32_t sequence, Duration timeout)
   out.completed = true;
   out.round_trip_ns = im.t_last_answer - im.t_start;
   out.one_way_ns = im.t_last_event - im.t_start;
-  return out;
-}
-
-SecocPathSample Testbed::measure_secoc_path(std::uint32_t sequence) {
-  auto& im = *impl_;
-  SecocPathSample out;
-  if (!im.publisher.engine) return out;
-  std::vector<std::uint8_t> payload(options_.payload_bytes, 0);
-  if (payload.size() >= 4) {
-    payload[0] = static_cast<std::uint8_t>(sequence >> 24);
-    payload[3] = static_cast<std::uint8_t>(sequence);
-  }
-  std::vector<std::uint8_t> secured(payload.size() + 64);
-  std::vector<std::uint8_t> answer(payload.size() + 64);
-  std::vector<std::uint8_t> plain(payload.size() + 64);
-  bool ok = true;
-  std::int64_t t = monotonic_ns();
-  auto ev = im.publisher.engine->protect(0, payload, secured);
-  out.ns += monotonic_ns() - t;
-  ++out.operations;
-  if (!ev.ok()) return out;
-  const ByteSpan ev_bytes(secured.data(), *ev);
-  for (std::size_t i = 0; i < im.subscribers.size(); ++i) {
-    auto& e = *im.subscribers[i].engine;
-    t = monotonic_ns();
-    auto v = e.verify(0, ev_bytes, plain);
-    auto a = e.protect(0, payload, answer);
-    std::int64_t mid = monotonic_ns();
-    out.ns += mid - t;
-    out.operations += 2;
-    ok = ok && v.ok() && a.ok();
-    if (!a.ok()) break;
-    t = monotonic_ns();
-    auto va = im.publisher.engine->verify(static_cast<std::uint32_t>(i), ByteSpan(answer.data(), *a), plain);
-    out.ns += monotonic_ns() - t;
-    ++out.operations;
-    ok = ok && va.ok();
-  }
-  out.ok = ok;
+  out.model_round_trip_ns = im.m_last_answer - im.m_start;
+  out.model_one_way_ns = im.m_last_event - im.m_start;
+  const auto [secoc_ns1, secoc_ops1] = im.secoc_totals();
+  out.secoc_ns = secoc_ns1 - secoc_ns0;
+  out.secoc_ops = secoc_ops1 - secoc_ops0;
   return out;
 }
 

@@ -21,11 +21,25 @@
 // to one subscriber, or once to the eventgroup's multicast group); every
 // subscriber answers with a fire-and-forget request on its own method; the
 // iteration ends when the publisher has dispatched the last answer. The
-// simulator is driven step by step on this thread, so the elapsed
-// CLOCK_MONOTONIC time between the notify() call and the last answer's
-// dispatch is exactly the real time the code path took (serialise, SecOC,
-// MACsec, frame, switch, parse, verify, dispatch, both directions); simulated
-// link delays cost no real time and are not reported as latency.
+// simulator is driven step by step on this thread, and each iteration yields
+// two figures from the same run (simulated link delays cost no real time and
+// are in neither):
+//
+//   serial-one-thread  the elapsed CLOCK_MONOTONIC time between the notify()
+//                      call and the last answer's dispatch: the real time the
+//                      whole code path took (serialise, SecOC, MACsec, frame,
+//                      switch, parse, verify, dispatch, both directions) with
+//                      every node's work done one after the other, as if the
+//                      whole network shared one CPU;
+//   parallel-ecus      the same measured work placed on one CPU per node and
+//                      per switch port engine (net::Simulator CPU
+//                      attribution): latency is the causal critical path, so
+//                      receivers that would run on separate ECUs overlap.
+//
+// The parallel figure is never larger than the serial one (each is built from
+// the same real-time measurements; see Simulator). SecOC time is measured
+// where the runtimes call the engines (RuntimeConfig::time_secoc), summed over
+// nodes per iteration.
 #pragma once
 
 #include <cstdint>
@@ -76,17 +90,21 @@ struct TestbedOptions {
   std::size_t background_datagram = 1400;
 };
 
+// One closed-loop iteration; the latency fields are set when completed.
 struct IterationSample {
   bool completed = false;
+  // serial-one-thread: real time on the measuring thread.
   std::int64_t round_trip_ns = 0;  // notify() call -> last answer dispatched
   std::int64_t one_way_ns = 0;     // notify() call -> last subscriber's event callback
-};
-
-// Measures SecOC protect + verify of one iteration's messages.
-struct SecocPathSample {
-  std::int64_t ns = 0;
-  std::uint64_t operations = 0;
-  bool ok = false;
+  // parallel-ecus: model time along the critical path (<= the serial figures).
+  std::int64_t model_round_trip_ns = 0;  // notify() start -> latest answer dispatch
+  std::int64_t model_one_way_ns = 0;     // notify() start -> latest event callback
+  // SecOC protect + verify time inside the runtimes during the iteration,
+  // summed over every node, and the number of those calls (1 + 3N when
+  // secured: the event, then per subscriber verify + answer, and the answer's
+  // verify at the publisher).
+  std::int64_t secoc_ns = 0;
+  std::uint64_t secoc_ops = 0;
 };
 
 class Testbed {
@@ -111,12 +129,9 @@ class Testbed {
   void idle(Duration d);
   // One closed-loop iteration with `payload` (payload_bytes, first bytes
   // carry the sequence number). Not completed within `timeout` of simulated
-  // time: completed = false.
+  // time: completed = false. Starts a model window (every simulated CPU idle,
+  // as after the pacing gap) and runs notify() on the publisher's CPU.
   IterationSample run_iteration(std::uint32_t sequence, Duration timeout = Duration::seconds(1));
-  // One iteration's SecOC work (publisher protect; each subscriber verify,
-  // protect answer; publisher verify answer) timed on the testbed's own
-  // engines, after the measured loop (it advances their freshness).
-  SecocPathSample measure_secoc_path(std::uint32_t sequence);
 
   // Security drops so far: SecOC rejections at every runtime plus MACsec
   // frames dropped by any SecY (expected 0 in a clean run).

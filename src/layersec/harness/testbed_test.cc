@@ -1,7 +1,8 @@
 // The testbed measures what it claims: secured scenarios really protect the
 // traffic (a frame tampered inside the switch is dropped, not delivered), the
-// hybrid scenarios put MACsec frames on the wire, and RSA scenarios really
-// establish their key with Mode B before the loop.
+// hybrid scenarios put MACsec frames on the wire, RSA scenarios really
+// establish their key with Mode B before the loop, and the two timing models
+// keep the relations that hold by construction (no speed thresholds).
 #include "layersec/harness/testbed.h"
 
 #include <gtest/gtest.h>
@@ -101,16 +102,42 @@ TEST(HarnessTestbedTest, HybridPutsOnlyMacsecFramesOnTheWire) {
   EXPECT_EQ(tap.macsec, tap.frames);
 }
 
-TEST(HarnessTestbedTest, SecocPathMeasuresEveryMessageOfAnIteration) {
+TEST(HarnessTestbedTest, SecocCountersTimeEveryCallOfASecuredIteration) {
   Testbed bed(options(Security::kSecoc, KeyDistribution::kPsk, 2, true), nullptr);
   bed.start();
   bed.idle(Duration::milliseconds(50));
-  ASSERT_TRUE(bed.run_iteration(1).completed);
-  const SecocPathSample p = bed.measure_secoc_path(2);
-  EXPECT_TRUE(p.ok);
-  EXPECT_EQ(p.operations, 1u + 3u * 2u);  // protect; per subscriber verify, protect; verify
-  Testbed plain(options(Security::kNone, KeyDistribution::kNone), nullptr);
-  EXPECT_FALSE(plain.measure_secoc_path(1).ok);
+  const IterationSample s = bed.run_iteration(1);
+  ASSERT_TRUE(s.completed);
+  EXPECT_EQ(s.secoc_ops, 1u + 3u * 2u);  // protect; per subscriber verify, protect; verify
+  EXPECT_GT(s.secoc_ns, 0);
+  EXPECT_LE(s.secoc_ns, s.round_trip_ns);  // inside the measured window
+  Testbed plain(options(Security::kNone, KeyDistribution::kNone, 2, true), nullptr);
+  plain.start();
+  plain.idle(Duration::milliseconds(50));
+  const IterationSample p = plain.run_iteration(1);
+  ASSERT_TRUE(p.completed);
+  EXPECT_EQ(p.secoc_ops, 0u);
+  EXPECT_EQ(p.secoc_ns, 0);
+}
+
+TEST(HarnessTestbedTest, ParallelModelIsPositiveAndBoundedBySerial) {
+  // By construction (the same measured pieces, overlapped only where they
+  // are independent), per iteration: 0 < model <= serial.
+  for (bool multicast : {false, true}) {
+    const int n = multicast ? 4 : 1;
+    Testbed bed(options(Security::kHybrid, KeyDistribution::kPsk, n, multicast), nullptr);
+    bed.start();
+    for (std::uint32_t seq = 1; seq <= 5; ++seq) {
+      bed.idle(Duration::milliseconds(50));
+      const IterationSample s = bed.run_iteration(seq);
+      ASSERT_TRUE(s.completed);
+      EXPECT_GT(s.model_round_trip_ns, 0);
+      EXPECT_GT(s.model_one_way_ns, 0);
+      EXPECT_LE(s.model_round_trip_ns, s.round_trip_ns);
+      EXPECT_LE(s.model_one_way_ns, s.one_way_ns);
+      EXPECT_LT(s.model_one_way_ns, s.model_round_trip_ns);  // the answers come after the events
+    }
+  }
 }
 
 TEST(HarnessTestbedTest, RsaScenarioEstablishesItsKeyWithModeB) {
@@ -143,12 +170,50 @@ TEST(HarnessTestbedTest, ScenarioRunnerFillsEveryField) {
   EXPECT_LE(r.latency.p99, r.latency.max);
   EXPECT_GT(r.latency.min, 0.0);
   EXPECT_EQ(r.one_way.count, 12u);
+  EXPECT_EQ(r.timing_model, "parallel-ecus");
+  ASSERT_TRUE(r.serial_latency.has_value());
+  ASSERT_TRUE(r.serial_one_way.has_value());
+  EXPECT_EQ(r.serial_latency->count, 12u);
+  // Per iteration model <= serial, so every order statistic too.
+  EXPECT_LE(r.latency.min, r.serial_latency->min);
+  EXPECT_LE(r.latency.p50, r.serial_latency->p50);
+  EXPECT_LE(r.latency.max, r.serial_latency->max);
+  EXPECT_LE(r.one_way.max, r.serial_one_way->max);
   EXPECT_EQ(r.secoc_ops_per_iteration, 7u);
   EXPECT_GT(r.secoc_path_us, 0.0);
+  EXPECT_GT(r.secoc_path_p50_us, 0.0);
   EXPECT_GT(r.rss_kib, 0u);
   EXPECT_GE(r.frames_on_wire, 12u * 3u);  // at least the event and 2 answers per iteration
   EXPECT_EQ(r.delivery, "multicast");
   EXPECT_EQ(r.security, "hybrid");
+}
+
+TEST(HarnessTestbedTest, GroupSizeSeriesReportsTheParallelModelAndTheGoal) {
+  auto specs = group_size_specs({2, 6}, 4, 3, /*hybrid_only=*/true);
+  ASSERT_EQ(specs.size(), 2u);
+  std::vector<ScenarioResult> rows;
+  for (auto& spec : specs) {
+    spec.warmup = 1;
+    rows.push_back(run_scenario(spec, nullptr));
+  }
+  for (const auto& r : rows) {
+    EXPECT_EQ(r.series, "group-size");
+    EXPECT_EQ(r.timing_model, "parallel-ecus");
+    EXPECT_EQ(r.latency.count, 4u);
+    ASSERT_TRUE(r.serial_latency.has_value());
+    EXPECT_LE(r.latency.max, r.serial_latency->max);
+    EXPECT_EQ(r.secoc_ops_per_iteration, 1u + 3u * static_cast<std::uint64_t>(r.subscribers));
+  }
+  const auto goals = group_size_goals(rows);
+  ASSERT_EQ(goals.size(), 1u);
+  EXPECT_EQ(goals[0].n_large, 6);
+  EXPECT_EQ(goals[0].timing_model, "parallel-ecus");
+  EXPECT_DOUBLE_EQ(goals[0].ratio_p99, rows[1].one_way.p99 / rows[0].one_way.p99);
+  EXPECT_DOUBLE_EQ(goals[0].ratio_half_rtt_p99, rows[1].latency.p99 / rows[0].latency.p99);
+  const auto lines = group_size_goal_lines(rows);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_NE(lines[0].find("N=6"), std::string::npos);
+  EXPECT_TRUE(lines[0].find("MET") != std::string::npos);  // "MET" or "NOT MET": evaluated either way
 }
 
 TEST(HarnessTestbedTest, PaperSpecsAreTheTenSubScenarios) {

@@ -63,22 +63,130 @@ bool SimRng::bernoulli(double p) {
 
 Simulator::Simulator(std::uint64_t seed, TimePoint start) : now_(start), rng_(seed) {}
 
-EventId Simulator::schedule_at(TimePoint t, Callback cb) {
+EventId Simulator::schedule_at(TimePoint t, Callback cb, OwnerId owner) {
   EventId id{std::max(t, now_), next_seq_++};
-  events_.emplace(id, std::move(cb));
+  Event ev;
+  ev.cb = std::move(cb);
+  ev.owner = owner == kInheritOwner ? current_owner() : owner;
+  ev.ready_ns = cpu_clock_ ? model_now_ns() : 0;
+  events_.emplace(id, std::move(ev));
   return id;
 }
 
 bool Simulator::cancel(EventId id) { return events_.erase(id) != 0; }
 
+// Ends the innermost work when the callback returns or throws.
+class Simulator::WorkGuard {
+ public:
+  explicit WorkGuard(Simulator& sim) : sim_(sim) {}
+  ~WorkGuard() { sim_.exit_work(); }
+  WorkGuard(const WorkGuard&) = delete;
+  WorkGuard& operator=(const WorkGuard&) = delete;
+
+ private:
+  Simulator& sim_;
+};
+
 bool Simulator::step() {
   if (events_.empty()) return false;
   auto it = events_.begin();
   now_ = it->first.time;
-  Callback cb = std::move(it->second);
+  Event ev = std::move(it->second);
   events_.erase(it);
-  cb();
+  // Only the callback is measured: the event queue's own cost is the
+  // simulator's, not a node's.
+  enter_work(ev.owner, ev.ready_ns, cpu_clock_ ? cpu_clock_->now().ns() : 0);
+  WorkGuard guard(*this);
+  ev.cb();
   return true;
+}
+
+void Simulator::enable_cpu_attribution(const Clock& real_clock) {
+  cpu_clock_ = &real_clock;
+  busy_until_.clear();
+  busy_total_.clear();
+  model_floor_ = 0;
+  model_high_ = 0;
+}
+
+std::int64_t& Simulator::busy_slot(OwnerId owner) {
+  if (owner >= busy_until_.size()) {
+    busy_until_.resize(static_cast<std::size_t>(owner) + 1, 0);
+    busy_total_.resize(static_cast<std::size_t>(owner) + 1, 0);
+  }
+  return busy_until_[owner];
+}
+
+std::int64_t Simulator::owner_busy_until_ns(OwnerId owner) const {
+  return owner < busy_until_.size() ? busy_until_[owner] : 0;
+}
+
+std::int64_t Simulator::owner_busy_ns(OwnerId owner) const {
+  return owner < busy_total_.size() ? busy_total_[owner] : 0;
+}
+
+std::int64_t Simulator::model_time_at(std::int64_t real_ns) const {
+  if (!cpu_clock_) return 0;
+  if (work_.empty()) return model_high_;
+  const Work& w = work_.back();
+  return w.model_start + (real_ns - w.real_start - w.excluded);
+}
+
+std::int64_t Simulator::model_now_ns() const {
+  if (!cpu_clock_) return 0;
+  if (work_.empty()) return model_high_;
+  return model_time_at(cpu_clock_->now().ns());
+}
+
+std::int64_t Simulator::begin_model_window() {
+  assert(work_.empty() && "begin_model_window inside running work");
+  if (!cpu_clock_) return 0;
+  model_floor_ = std::max(model_floor_, model_high_);
+  model_high_ = model_floor_;
+  return model_floor_;
+}
+
+void Simulator::enter_work(OwnerId owner, std::int64_t ready_ns, std::int64_t real_now) {
+  if (!cpu_clock_) {
+    work_.push_back(Work{owner, 0, 0, 0});
+    return;
+  }
+  std::int64_t& busy = busy_slot(owner);
+  const std::int64_t start = std::max({ready_ns, busy, model_floor_});
+  // The owner is busy from here on; exit_work sets the real end.
+  busy = start;
+  work_.push_back(Work{owner, start, real_now, 0});
+}
+
+void Simulator::exit_work() {
+  assert(!work_.empty());
+  const Work w = work_.back();
+  work_.pop_back();
+  if (!cpu_clock_) return;
+  const std::int64_t real_end = cpu_clock_->now().ns();
+  const std::int64_t duration = std::max<std::int64_t>(0, real_end - w.real_start - w.excluded);
+  const std::int64_t end = w.model_start + duration;
+  std::int64_t& busy = busy_slot(w.owner);
+  busy = std::max(busy, end);
+  busy_total_[w.owner] += duration;
+  model_high_ = std::max(model_high_, end);
+  // The enclosing work did not run while this one did.
+  if (!work_.empty()) work_.back().excluded += real_end - w.real_start;
+}
+
+Simulator::CpuScope::CpuScope(Simulator& sim, OwnerId owner, std::optional<std::int64_t> ready_ns) : sim_(sim) {
+  const OwnerId resolved = owner == kInheritOwner ? sim.current_owner() : owner;
+  if (!sim.work_.empty() && sim.work_.back().owner == resolved) return;  // already on that CPU
+  // One clock read: where the enclosing work stops and this one starts.
+  const std::int64_t real = sim.cpu_clock_ ? sim.cpu_clock_->now().ns() : 0;
+  std::int64_t ready = sim.model_time_at(real);
+  if (ready_ns) ready = std::min(ready, *ready_ns);
+  sim.enter_work(resolved, ready, real);
+  entered_ = true;
+}
+
+Simulator::CpuScope::~CpuScope() {
+  if (entered_) sim_.exit_work();
 }
 
 std::size_t Simulator::run_until(TimePoint t) {
@@ -134,7 +242,8 @@ std::size_t wire_bytes(std::size_t frame_size) {
 
 class Segment::Port final : public FrameSender {
  public:
-  Port(Segment& seg, PortId id, LinkConfig link, FrameReceiver* rx) : seg_(seg), id_(id), link(link), receiver(rx) {}
+  Port(Segment& seg, PortId id, LinkConfig link, FrameReceiver* rx, OwnerId endpoint, OwnerId engine)
+      : seg_(seg), id_(id), link(link), receiver(rx), endpoint_owner(endpoint), switch_owner(engine) {}
   bool send_frame(ByteSpan frame) override { return seg_.endpoint_send(id_, frame); }
 
   Segment& seg_;
@@ -142,6 +251,8 @@ class Segment::Port final : public FrameSender {
   LinkConfig link;
   FrameReceiver* receiver;
   PortProcessor* processor = nullptr;
+  OwnerId endpoint_owner;  // the node's CPU: deliveries to it
+  OwnerId switch_owner;    // the switch's engine for this port
   Direction up;    // endpoint -> switch
   Direction down;  // switch -> endpoint
   PortStats stats;
@@ -158,11 +269,16 @@ Segment::~Segment() {
 
 PortId Segment::add_port(LinkConfig link, FrameReceiver* receiver) {
   const auto id = static_cast<PortId>(ports_.size());
-  ports_.push_back(new Port(*this, id, link, receiver));
+  const OwnerId endpoint = sim_.new_owner();
+  const OwnerId engine = sim_.new_owner();
+  ports_.push_back(new Port(*this, id, link, receiver, endpoint, engine));
   return id;
 }
 
 void Segment::set_receiver(PortId port, FrameReceiver* receiver) { ports_.at(port)->receiver = receiver; }
+OwnerId Segment::endpoint_owner(PortId port) const { return ports_.at(port)->endpoint_owner; }
+OwnerId Segment::switch_owner(PortId port) const { return ports_.at(port)->switch_owner; }
+void Segment::set_endpoint_owner(PortId port, OwnerId owner) { ports_.at(port)->endpoint_owner = owner; }
 
 FrameSender& Segment::sender(PortId port) { return *ports_.at(port); }
 
@@ -183,7 +299,8 @@ std::optional<PortId> Segment::lookup(const MacAddress& mac) const {
 
 const PortStats& Segment::port_stats(PortId port) const { return ports_.at(port)->stats; }
 
-bool Segment::transmit(PortId port, Direction& dir, Frame frame, std::function<void(Frame)> arrive) {
+bool Segment::transmit(PortId port, Direction& dir, Frame frame, std::function<void(Frame)> arrive,
+                       OwnerId arrive_owner) {
   const LinkConfig& link = ports_[port]->link;
   const TimePoint now = sim_.now();
   while (!dir.in_queue.empty() && dir.in_queue.front() <= now) dir.in_queue.pop_front();
@@ -198,9 +315,12 @@ bool Segment::transmit(PortId port, Direction& dir, Frame frame, std::function<v
   dir.busy_until = done;
   dir.in_queue.push_back(done);
   std::weak_ptr<bool> alive = alive_;
-  sim_.schedule_at(done + link.latency, [alive, f = std::move(frame), arrive = std::move(arrive)]() mutable {
-    if (auto a = alive.lock(); a && *a) arrive(std::move(f));
-  });
+  sim_.schedule_at(
+      done + link.latency,
+      [alive, f = std::move(frame), arrive = std::move(arrive)]() mutable {
+        if (auto a = alive.lock(); a && *a) arrive(std::move(f));
+      },
+      arrive_owner);
   return true;
 }
 
@@ -211,7 +331,8 @@ bool Segment::endpoint_send(PortId port, ByteSpan frame) {
     return false;
   }
   Frame copy(frame.begin(), frame.end());
-  if (!transmit(port, p.up, std::move(copy), [this, port](Frame f) { switch_ingress(port, std::move(f)); })) {
+  if (!transmit(
+          port, p.up, std::move(copy), [this, port](Frame f) { switch_ingress(port, std::move(f)); }, p.switch_owner)) {
     ++p.stats.tx_queue_drops;
     return false;
   }
@@ -257,9 +378,12 @@ void Segment::switch_ingress(PortId ingress, Frame frame) {
       switch_forward(ingress, i == total.duplicates ? std::move(frame) : frame);
     } else {
       std::weak_ptr<bool> alive = alive_;
-      sim_.schedule_in(delay, [this, alive, ingress, f = frame]() mutable {
-        if (auto a = alive.lock(); a && *a) switch_forward(ingress, std::move(f));
-      });
+      sim_.schedule_in(
+          delay,
+          [this, alive, ingress, f = frame]() mutable {
+            if (auto a = alive.lock(); a && *a) switch_forward(ingress, std::move(f));
+          },
+          ports_[ingress]->switch_owner);
     }
   }
 }
@@ -268,9 +392,12 @@ void Segment::inject(PortId ingress, ByteSpan frame, Duration delay) {
   if (frame.size() < kEthernetHeaderSize || ingress >= ports_.size()) return;
   ++stats_.injected;
   std::weak_ptr<bool> alive = alive_;
-  sim_.schedule_in(delay, [this, alive, ingress, f = Frame(frame.begin(), frame.end())]() mutable {
-    if (auto a = alive.lock(); a && *a) switch_forward(ingress, std::move(f));
-  });
+  sim_.schedule_in(
+      delay,
+      [this, alive, ingress, f = Frame(frame.begin(), frame.end())]() mutable {
+        if (auto a = alive.lock(); a && *a) switch_forward(ingress, std::move(f));
+      },
+      ports_[ingress]->switch_owner);
 }
 
 void Segment::learn(const MacAddress& src, PortId port) {
@@ -291,6 +418,9 @@ void Segment::switch_forward(PortId ingress, Frame frame) {
   std::copy_n(frame.begin(), 6, dst.bytes.begin());
   std::copy_n(frame.begin() + 6, 6, src.bytes.begin());
   learn(src, ingress);
+  // Forwarding decided: every egress copy is ready from here (a switch
+  // replicates a flooded frame to its ports at once).
+  const std::int64_t forwarded_at = sim_.model_now_ns();
   if (!dst.is_multicast()) {
     if (auto port = lookup(dst)) {
       if (*port == ingress) {
@@ -298,28 +428,34 @@ void Segment::switch_forward(PortId ingress, Frame frame) {
         return;
       }
       ++stats_.forwarded_unicast;
-      deliver(*port, frame);
+      deliver(*port, frame, forwarded_at);
       return;
     }
   }
   ++stats_.flooded;
   for (PortId p = 0; p < ports_.size(); ++p)
-    if (p != ingress) deliver(p, frame);
+    if (p != ingress) deliver(p, frame, forwarded_at);
 }
 
-void Segment::deliver(PortId egress, const Frame& frame) {
+void Segment::deliver(PortId egress, const Frame& frame, std::int64_t ready_ns) {
   Port& p = *ports_[egress];
+  // The egress port's engine copies, processes and queues the frame; the
+  // forwarding engine hands it over and goes on to the next port.
+  Simulator::CpuScope engine(sim_, p.switch_owner, ready_ns);
   Frame copy = frame;
   if (p.processor && !p.processor->on_egress(egress, copy)) {
     ++stats_.port_processor_drops;
     return;
   }
-  const bool queued = transmit(egress, p.down, std::move(copy), [this, egress](Frame f) {
-    Port& port = *ports_[egress];
-    ++port.stats.rx_frames;
-    port.stats.rx_bytes += f.size();
-    if (port.receiver) port.receiver->on_frame(f);
-  });
+  const bool queued = transmit(
+      egress, p.down, std::move(copy),
+      [this, egress](Frame f) {
+        Port& port = *ports_[egress];
+        ++port.stats.rx_frames;
+        port.stats.rx_bytes += f.size();
+        if (port.receiver) port.receiver->on_frame(f);
+      },
+      p.endpoint_owner);
   if (!queued) ++p.stats.rx_queue_drops;
 }
 

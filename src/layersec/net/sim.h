@@ -17,6 +17,33 @@
 //   switch --> [downlink queue, serialization, latency] --> FrameReceiver
 //
 // See docs/net.md for what is and is not modelled.
+//
+// CPU attribution (optional, off by default; docs/harness.md, "Timing
+// models"). The simulator runs every node's work on one host thread, so the
+// real time a measurement sees is the sum of every node's work, as if the
+// whole network shared one CPU. With attribution on, every piece of work has
+// an owner (the CPU it would run on in a vehicle: one per node, one per switch
+// port engine) and the simulator keeps a second, *model* time line:
+//
+//   - an event carries its owner and a ready time: the model time at which the
+//     work that scheduled it had reached the schedule call;
+//   - step() reads the injected real clock around the callback; the work
+//     starts, in model time, at max(ready, the owner's busy_until, the window
+//     floor), ends duration later, and the owner is busy until then;
+//   - a CpuScope hands part of the running work to another owner (the switch's
+//     egress port engine, or the publisher's notify() call made outside
+//     step()): the scope's real time is charged to that owner from the model
+//     time the enclosing work had reached, and the enclosing work does not
+//     wait for it;
+//   - begin_model_window() makes every CPU idle from the returned model time
+//     (the pacing gap between closed-loop iterations).
+//
+// So independent work on different owners overlaps and work on one owner
+// serialises: the model time of a result is the length of its causal
+// critical path in measured real time. Simulated link and switching
+// delays never enter model time (it measures the code path only, as the
+// serial real-time figure does). Event order, and everything the protocol
+// code sees, stays exactly as without attribution.
 #pragma once
 
 #include <cstddef>
@@ -59,6 +86,16 @@ struct EventId {
   constexpr auto operator<=>(const EventId&) const = default;
 };
 
+// The CPU a piece of simulated work is attributed to (see "CPU attribution"
+// above). Valid owners are kUnowned and the values Simulator::new_owner()
+// returned.
+using OwnerId = std::uint32_t;
+// Work no node claimed (set-up code, timers armed outside any work).
+inline constexpr OwnerId kUnowned = 0;
+// As an argument to schedule_at / schedule_in / CpuScope: the owner of the
+// work running now (kUnowned outside any work).
+inline constexpr OwnerId kInheritOwner = 0xFFFFFFFFu;
+
 class Simulator {
  public:
   using Callback = std::function<void()>;
@@ -71,9 +108,12 @@ class Simulator {
   SimRng& rng() { return rng_; }
 
   // Schedules `cb` at `t` (clamped to now: the past is not reachable). Events
-  // at equal times run in scheduling order. Callbacks may schedule more.
-  EventId schedule_at(TimePoint t, Callback cb);
-  EventId schedule_in(Duration d, Callback cb) { return schedule_at(now_ + d, std::move(cb)); }
+  // at equal times run in scheduling order. Callbacks may schedule more. The
+  // event's work is attributed to `owner` (default: the running work's).
+  EventId schedule_at(TimePoint t, Callback cb, OwnerId owner = kInheritOwner);
+  EventId schedule_in(Duration d, Callback cb, OwnerId owner = kInheritOwner) {
+    return schedule_at(now_ + d, std::move(cb), owner);
+  }
   // Removes a pending event; false if it already ran or was cancelled.
   bool cancel(EventId id);
 
@@ -90,11 +130,94 @@ class Simulator {
   [[nodiscard]] std::optional<TimePoint> next_event_time() const;
   [[nodiscard]] std::size_t pending() const { return events_.size(); }
 
+  // --- CPU attribution -------------------------------------------------------
+
+  // A fresh owner id (1, 2, ...). Cheap; ids are never reused.
+  [[nodiscard]] OwnerId new_owner() { return next_owner_++; }
+  // The owner of the work running now (an event's or a CpuScope's);
+  // kUnowned outside any work. Tracked whether or not attribution is on.
+  [[nodiscard]] OwnerId current_owner() const { return work_.empty() ? kUnowned : work_.back().owner; }
+
+  // Turns attribution on, reading real time from `real_clock` (not owned; it
+  // must outlive the simulator or the next disable). Owners' busy times and
+  // the model clock start at 0. Turn it on before scheduling the work to be
+  // measured: events scheduled while it was off are ready at model time 0.
+  void enable_cpu_attribution(const Clock& real_clock);
+  void disable_cpu_attribution() { cpu_clock_ = nullptr; }
+  [[nodiscard]] bool cpu_attribution() const { return cpu_clock_ != nullptr; }
+
+  // Model time (ns) the running work has reached: its model start plus the
+  // real time it has run so far. Outside any work: the latest model end of
+  // any work so far. 0 when attribution is off.
+  [[nodiscard]] std::int64_t model_now_ns() const;
+  // The same for a real-clock reading `real_ns` taken by the running work
+  // (one clock read can then serve a real and a model time stamp). Outside
+  // any work, or with attribution off, as model_now_ns().
+  [[nodiscard]] std::int64_t model_time_at(std::int64_t real_ns) const;
+  // Starts a measurement window: every owner is idle from the returned model
+  // time on, and no work (pending events included) starts before it. Call it
+  // outside any work. Returns 0 when attribution is off.
+  std::int64_t begin_model_window();
+  // Model time until which `owner` is busy, and the total real time charged
+  // to it since attribution was enabled, ns.
+  [[nodiscard]] std::int64_t owner_busy_until_ns(OwnerId owner) const;
+  [[nodiscard]] std::int64_t owner_busy_ns(OwnerId owner) const;
+
+  // Charges the work done while it is alive to `owner`'s CPU: inside running
+  // work, from the model time that work has reached (the enclosing work goes
+  // on without waiting: a hand-off, e.g. to a switch egress engine); outside
+  // any work, from the latest model end (e.g. the start of a window).
+  // Events scheduled meanwhile inherit `owner`. A scope on the owner already
+  // running changes nothing. Scopes nest (destroy them in reverse order); an
+  // owner should not be entered again below its own work on the stack.
+  //
+  // `ready_ns`, when given, is the model time the handed-off work became
+  // ready, if earlier than where the enclosing work is now (used for a
+  // fan-out that hardware does at once, such as a switch replicating a
+  // frame to its egress ports: the loop that simulates it one port after the
+  // other is not switch work); it is never placed later than now.
+  class CpuScope {
+   public:
+    CpuScope(Simulator& sim, OwnerId owner, std::optional<std::int64_t> ready_ns = std::nullopt);
+    ~CpuScope();
+    CpuScope(const CpuScope&) = delete;
+    CpuScope& operator=(const CpuScope&) = delete;
+
+   private:
+    Simulator& sim_;
+    bool entered_ = false;
+  };
+
  private:
+  struct Event {
+    Callback cb;
+    OwnerId owner = kUnowned;
+    std::int64_t ready_ns = 0;  // model time the scheduling work had reached
+  };
+  // One piece of work being run (an event's callback, or a CpuScope).
+  struct Work {
+    OwnerId owner = kUnowned;
+    std::int64_t model_start = 0;
+    std::int64_t real_start = 0;
+    std::int64_t excluded = 0;  // real time handed to nested scopes
+  };
+  class WorkGuard;
+
+  [[nodiscard]] std::int64_t& busy_slot(OwnerId owner);
+  void enter_work(OwnerId owner, std::int64_t ready_ns, std::int64_t real_now);
+  void exit_work();
+
   TimePoint now_;
   std::uint64_t next_seq_ = 0;
-  std::map<EventId, Callback> events_;
+  std::map<EventId, Event> events_;
   SimRng rng_;
+  OwnerId next_owner_ = 1;
+  const Clock* cpu_clock_ = nullptr;
+  std::vector<std::int64_t> busy_until_;  // by owner, model ns
+  std::vector<std::int64_t> busy_total_;  // by owner, real ns charged
+  std::vector<Work> work_;                // innermost last
+  std::int64_t model_floor_ = 0;
+  std::int64_t model_high_ = 0;           // latest model end of any work
 };
 
 // A Clock that reads the simulator's time, for code written against Clock
@@ -262,9 +385,22 @@ class Segment final : public SwitchControl {
   Segment& operator=(const Segment&) = delete;
 
   // Adds a port with its link. The receiver (may be null, set later) is not
-  // owned and must outlive the segment or be cleared first.
+  // owned and must outlive the segment or be cleared first. The port gets two
+  // fresh CPU owners (Simulator::new_owner): its endpoint's, which frame
+  // deliveries to the endpoint run on, and the switch's engine for this port,
+  // which the switch's work on frames arriving from this link (ingress
+  // processing, hooks, learning, forwarding) and the egress processing and
+  // queuing of frames leaving on it run on. A switch does its per-port
+  // processing (MACsec SecY included) in per-port hardware, so the ports'
+  // engines are separate CPUs in the model; the link queues are the shared
+  // resource, simulated in simulated time.
   PortId add_port(LinkConfig link = {}, FrameReceiver* receiver = nullptr);
   void set_receiver(PortId port, FrameReceiver* receiver);
+  // The CPU owners of `port` (see add_port). Setting the endpoint owner lets
+  // a node with several ports, or an owner made elsewhere, share one CPU.
+  [[nodiscard]] OwnerId endpoint_owner(PortId port) const;
+  [[nodiscard]] OwnerId switch_owner(PortId port) const;
+  void set_endpoint_owner(PortId port, OwnerId owner);
   // The endpoint's transmit side of `port` (owned by the segment).
   FrameSender& sender(PortId port);
   [[nodiscard]] std::size_t port_count() const { return ports_.size(); }
@@ -300,12 +436,14 @@ class Segment final : public SwitchControl {
   using Frame = std::vector<std::uint8_t>;
 
   bool endpoint_send(PortId port, ByteSpan frame);
-  // Queues `frame` on one link direction; `arrive` runs when its last bit
-  // reaches the far end. False when the queue is full.
-  bool transmit(PortId port, Direction& dir, Frame frame, std::function<void(Frame)> arrive);
+  // Queues `frame` on one link direction; `arrive` runs, as work of
+  // `arrive_owner`, when its last bit reaches the far end. False when the
+  // queue is full.
+  bool transmit(PortId port, Direction& dir, Frame frame, std::function<void(Frame)> arrive, OwnerId arrive_owner);
   void switch_ingress(PortId ingress, Frame frame);
   void switch_forward(PortId ingress, Frame frame);
-  void deliver(PortId egress, const Frame& frame);
+  // Runs on the egress port's engine, ready at `ready_ns` (model time).
+  void deliver(PortId egress, const Frame& frame, std::int64_t ready_ns);
   void learn(const MacAddress& src, PortId port);
 
   Simulator& sim_;

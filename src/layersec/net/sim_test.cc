@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <string>
 #include <vector>
 
 #include "layersec/net/sim_attack.h"
@@ -98,6 +99,173 @@ TEST(SimulatorTest, RunUntilIdleStopsAtTheEventLimit) {
   sim.schedule_in(Duration::zero(), again);
   EXPECT_EQ(sim.run_until_idle(100), 100u);
   EXPECT_FALSE(sim.idle());
+}
+
+// --- CPU attribution: a ManualClock stands in for the real clock, and each
+// callback "works" by advancing it, so every model time is exact.
+
+struct Attributed {
+  ManualClock clock{TimePoint::from_ns(1'000'000)};
+  Simulator sim;
+  Attributed() { sim.enable_cpu_attribution(clock); }
+  void work(std::int64_t ns) { clock.advance(Duration::nanoseconds(ns)); }
+};
+
+TEST(SimulatorAttributionTest, TwoOwnersOverlapOneOwnerSerialises) {
+  Attributed t;
+  const OwnerId a = t.sim.new_owner();
+  const OwnerId b = t.sim.new_owner();
+  ASSERT_NE(a, b);
+  ASSERT_NE(a, kUnowned);
+  const std::int64_t t0 = t.sim.begin_model_window();
+  std::vector<std::int64_t> ends;
+  auto job = [&](std::int64_t ns) {
+    return [&t, &ends, ns] {
+      t.work(ns);
+      ends.push_back(t.sim.model_now_ns());
+    };
+  };
+  t.sim.schedule_in(Duration::microseconds(1), job(100), a);
+  t.sim.schedule_in(Duration::microseconds(1), job(100), b);  // parallel with a's
+  t.sim.schedule_in(Duration::microseconds(2), job(70), a);   // queues behind a's first
+  t.sim.run_until_idle();
+  EXPECT_EQ(ends, (std::vector<std::int64_t>{t0 + 100, t0 + 100, t0 + 170}));
+  EXPECT_EQ(t.sim.owner_busy_until_ns(a), t0 + 170);
+  EXPECT_EQ(t.sim.owner_busy_until_ns(b), t0 + 100);
+  EXPECT_EQ(t.sim.owner_busy_ns(a), 170);
+  EXPECT_EQ(t.sim.owner_busy_ns(b), 100);
+  // The model end of everything is the max over owners, not the sum (270).
+  EXPECT_EQ(t.sim.model_now_ns(), t0 + 170);
+  // Simulated time is untouched by the attribution.
+  EXPECT_EQ(t.sim.now(), TimePoint::from_ns(2000));
+}
+
+TEST(SimulatorAttributionTest, ScheduledWorkInheritsOrNamesItsOwner) {
+  Attributed t;
+  const OwnerId a = t.sim.new_owner();
+  const OwnerId b = t.sim.new_owner();
+  const std::int64_t t0 = t.sim.begin_model_window();
+  std::map<std::string, std::pair<OwnerId, std::int64_t>> seen;  // name -> owner, model start
+  auto child = [&](std::string name, std::int64_t ns) {
+    return [&t, &seen, name, ns] {
+      seen[name] = {t.sim.current_owner(), t.sim.model_now_ns()};
+      t.work(ns);
+    };
+  };
+  t.sim.schedule_in(
+      Duration::zero(),
+      [&] {
+        t.work(50);
+        // Ready at t0 + 50 (where the parent was when it scheduled them).
+        t.sim.schedule_in(Duration::microseconds(1), child("inherited", 10));
+        t.sim.schedule_in(Duration::microseconds(1), child("on-b", 10), b);
+        t.work(30);
+      },
+      a);
+  t.sim.run_until_idle();
+  // The inherited child runs on a, after a's parent finished (t0 + 80); the
+  // child on b starts as soon as it was ready (t0 + 50).
+  EXPECT_EQ(seen["inherited"], std::make_pair(a, t0 + 80));
+  EXPECT_EQ(seen["on-b"], std::make_pair(b, t0 + 50));
+  // Outside any work the owner is kUnowned, and so is what is scheduled there.
+  EXPECT_EQ(t.sim.current_owner(), kUnowned);
+  t.sim.schedule_in(Duration::zero(), child("unowned", 0));
+  t.sim.run_until_idle();
+  EXPECT_EQ(seen["unowned"].first, kUnowned);
+}
+
+TEST(SimulatorAttributionTest, CpuScopeHandsWorkToAnotherOwner) {
+  Attributed t;
+  const OwnerId a = t.sim.new_owner();
+  const OwnerId b = t.sim.new_owner();
+  const std::int64_t t0 = t.sim.begin_model_window();
+  std::int64_t b_scheduled_start = -1;
+  OwnerId b_scheduled_owner = kUnowned;
+  std::int64_t a_after_scope = -1;
+  t.sim.schedule_in(
+      Duration::zero(),
+      [&] {
+        t.work(10);
+        {
+          Simulator::CpuScope scope(t.sim, b);
+          EXPECT_EQ(t.sim.current_owner(), b);
+          EXPECT_EQ(t.sim.model_now_ns(), t0 + 10);  // b starts where a was
+          t.work(100);
+          t.sim.schedule_in(Duration::zero(), [&] {
+            b_scheduled_owner = t.sim.current_owner();
+            b_scheduled_start = t.sim.model_now_ns();
+          });
+        }
+        // a did not wait for b's 100 ns.
+        a_after_scope = t.sim.model_now_ns();
+        t.work(10);
+      },
+      a);
+  t.sim.run_until_idle();
+  EXPECT_EQ(a_after_scope, t0 + 10);
+  EXPECT_EQ(t.sim.owner_busy_until_ns(a), t0 + 20);
+  EXPECT_EQ(t.sim.owner_busy_until_ns(b), t0 + 110);
+  EXPECT_EQ(b_scheduled_owner, b);
+  EXPECT_EQ(b_scheduled_start, t0 + 110);
+  EXPECT_EQ(t.sim.owner_busy_ns(a), 20);
+  EXPECT_EQ(t.sim.owner_busy_ns(b), 100);
+  // A scope on the owner already running changes nothing.
+  t.sim.schedule_in(
+      Duration::zero(),
+      [&] {
+        Simulator::CpuScope same(t.sim, a);
+        t.work(5);
+      },
+      a);
+  t.sim.run_until_idle();
+  EXPECT_EQ(t.sim.owner_busy_ns(a), 25);
+  // Scheduled from outside any work: ready after everything so far (b's end).
+  EXPECT_EQ(t.sim.owner_busy_until_ns(a), t0 + 115);
+}
+
+TEST(SimulatorAttributionTest, WindowsStartIdleAndScopesOutsideWorkStartThere) {
+  Attributed t;
+  const OwnerId a = t.sim.new_owner();
+  const OwnerId b = t.sim.new_owner();
+  // Work before the window: a is busy up to 300, b up to 40.
+  t.sim.schedule_in(Duration::zero(), [&] { t.work(300); }, a);
+  t.sim.schedule_in(Duration::zero(), [&] { t.work(40); }, b);
+  t.sim.run_until_idle();
+  // Pending from before the window (ready at 300).
+  std::int64_t pending_start = -1;
+  t.sim.schedule_in(Duration::microseconds(5), [&] { pending_start = t.sim.model_now_ns(); }, b);
+  const std::int64_t w = t.sim.begin_model_window();
+  EXPECT_EQ(w, 300);
+  std::int64_t in_scope = -1;
+  {
+    Simulator::CpuScope publisher(t.sim, b);  // outside step(): starts at the window
+    in_scope = t.sim.model_now_ns();
+    t.work(25);
+  }
+  EXPECT_EQ(in_scope, w);
+  EXPECT_EQ(t.sim.owner_busy_until_ns(b), w + 25);
+  t.sim.run_until_idle();
+  EXPECT_EQ(pending_start, w + 25);  // behind the scope's work on b
+  EXPECT_EQ(t.sim.begin_model_window(), w + 25);
+}
+
+TEST(SimulatorAttributionTest, OffByDefaultButOwnersAreStillTracked) {
+  Simulator sim;
+  EXPECT_FALSE(sim.cpu_attribution());
+  const OwnerId a = sim.new_owner();
+  OwnerId seen = kUnowned;
+  std::int64_t model = -1;
+  sim.schedule_in(Duration::zero(), [&] {
+    sim.schedule_in(Duration::zero(), [&] {
+      seen = sim.current_owner();
+      model = sim.model_now_ns();
+    });
+  }, a);
+  sim.run_until_idle();
+  EXPECT_EQ(seen, a);
+  EXPECT_EQ(model, 0);
+  EXPECT_EQ(sim.begin_model_window(), 0);
+  EXPECT_EQ(sim.owner_busy_ns(a), 0);
 }
 
 struct Three {
@@ -321,6 +489,67 @@ TEST(SegmentTest, PortProcessorsTransformPerLink) {
   EXPECT_EQ(t.b.frames.size(), 1u);
   t.seg.remove_tap(&wire);
   t.seg.remove_tap(&inside);
+}
+
+TEST(SegmentTest, AttributesDeliveriesToEndpointsAndEgressToPortEngines) {
+  ManualClock clock(TimePoint::from_ns(5'000'000));
+  Three t;
+  t.sim.enable_cpu_attribution(clock);
+  // Every egress copy costs its port engine 50 ns; every receiver 200 ns.
+  struct Slow final : PortProcessor {
+    explicit Slow(ManualClock& c) : clock(c) {}
+    bool on_ingress(PortId, std::vector<std::uint8_t>&) override { return true; }
+    bool on_egress(PortId, std::vector<std::uint8_t>&) override {
+      clock.advance(Duration::nanoseconds(50));
+      return true;
+    }
+    ManualClock& clock;
+  } slow(clock);
+  for (PortId p : {t.pa, t.pb, t.pc}) t.seg.set_port_processor(p, &slow);
+  struct Timed final : FrameReceiver {
+    Timed(Simulator& s, ManualClock& c) : sim(s), clock(c) {}
+    void on_frame(ByteSpan) override {
+      owner = sim.current_owner();
+      start = sim.model_now_ns();
+      clock.advance(Duration::nanoseconds(200));
+    }
+    Simulator& sim;
+    ManualClock& clock;
+    OwnerId owner = kUnowned;
+    std::int64_t start = -1;
+  } rb(t.sim, clock), rc(t.sim, clock);
+  t.seg.set_receiver(t.pb, &rb);
+  t.seg.set_receiver(t.pc, &rc);
+  const std::int64_t w = t.sim.begin_model_window();
+  {
+    Simulator::CpuScope sender(t.sim, t.seg.endpoint_owner(t.pa));
+    ASSERT_TRUE(t.seg.sender(t.pa).send_frame(raw_frame(MacAddress::broadcast(), kMacA, 1)));
+  }
+  t.sim.run_until_idle();
+  EXPECT_EQ(rb.owner, t.seg.endpoint_owner(t.pb));
+  EXPECT_EQ(rc.owner, t.seg.endpoint_owner(t.pc));
+  // Both egress engines work in parallel (50 ns each, from w), then both
+  // receivers in parallel: each starts at w + 50, the last ends at w + 250,
+  // where one shared CPU would need 2 * 50 + 2 * 200.
+  EXPECT_EQ(rb.start, w + 50);
+  EXPECT_EQ(rc.start, w + 50);
+  EXPECT_EQ(t.sim.owner_busy_until_ns(t.seg.switch_owner(t.pb)), w + 50);
+  EXPECT_EQ(t.sim.owner_busy_until_ns(t.seg.switch_owner(t.pc)), w + 50);
+  EXPECT_EQ(t.sim.owner_busy_until_ns(t.seg.endpoint_owner(t.pc)), w + 250);
+  EXPECT_EQ(t.sim.model_now_ns(), w + 250);
+  // Owners are distinct per port and side; an endpoint owner can be shared.
+  EXPECT_NE(t.seg.endpoint_owner(t.pb), t.seg.switch_owner(t.pb));
+  EXPECT_NE(t.seg.endpoint_owner(t.pb), t.seg.endpoint_owner(t.pc));
+  t.seg.set_endpoint_owner(t.pc, t.seg.endpoint_owner(t.pb));
+  const std::int64_t w2 = t.sim.begin_model_window();
+  {
+    Simulator::CpuScope sender(t.sim, t.seg.endpoint_owner(t.pa));
+    ASSERT_TRUE(t.seg.sender(t.pa).send_frame(raw_frame(MacAddress::broadcast(), kMacA, 2)));
+  }
+  t.sim.run_until_idle();
+  // Now the two receptions share one CPU and serialise.
+  EXPECT_EQ(std::max(rb.start, rc.start), w2 + 250);
+  EXPECT_EQ(t.sim.model_now_ns(), w2 + 450);
 }
 
 std::vector<std::pair<std::int64_t, Bytes>> lossy_run(std::uint64_t seed) {
