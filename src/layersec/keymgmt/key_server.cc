@@ -135,6 +135,7 @@ void KeyServer::on_key_confirm(const someip::Request& req, someip::Reply& reply)
   auto act = publisher_->on_confirm(req.payload, clock_.now());
   if (!act.ok()) return refuse(reply, from_mode_b(act.error()));
   ++counters_.confirms_accepted;
+  if (Group* g = find(act->service_id, act->eventgroup_id)) g->confirmed[act->subscriber_fingerprint] = act->key_id;
   reply.code = someip::ReturnCode::kOk;
   reply.payload = encode_confirm_ack({act->service_id, act->eventgroup_id, act->key_id});
 }
@@ -206,6 +207,16 @@ std::uint32_t KeyServer::current_key_id(std::uint16_t service, std::uint16_t eve
 std::size_t KeyServer::member_count(std::uint16_t service, std::uint16_t eventgroup) const {
   const Group* g = find(service, eventgroup);
   return g ? g->manager->member_count() : 0;
+}
+
+std::size_t KeyServer::members_on_current_key(std::uint16_t service, std::uint16_t eventgroup) const {
+  const Group* g = find(service, eventgroup);
+  if (!g) return 0;
+  const std::uint32_t current = g->manager->current_key_id();
+  std::size_t n = 0;
+  for (const auto& [fingerprint, key_id] : g->confirmed)
+    if (key_id == current && g->manager->is_member(fingerprint)) ++n;
+  return n;
 }
 
 }  // namespace layersec::keymgmt

@@ -30,6 +30,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -101,12 +102,17 @@ class KeyServer {
   [[nodiscard]] const KeyServerCounters& counters() const { return counters_; }
   [[nodiscard]] std::uint32_t current_key_id(std::uint16_t service, std::uint16_t eventgroup) const;
   [[nodiscard]] std::size_t member_count(std::uint16_t service, std::uint16_t eventgroup) const;
+  // Members whose last accepted KeyConfirm was for the group's current key:
+  // equal to member_count() once every member holds the current key (the
+  // client installs it when the ConfirmAck for that confirmation arrives).
+  [[nodiscard]] std::size_t members_on_current_key(std::uint16_t service, std::uint16_t eventgroup) const;
 
  private:
   struct Group {
     GroupBinding binding;
     std::unique_ptr<kex::GroupKeyManager> manager;
     std::set<std::string> revoked;  // certificate fingerprints
+    std::map<std::string, std::uint32_t> confirmed;  // fingerprint -> key id of its last accepted KeyConfirm
   };
   KeyServer(KeyServerConfig config, someip::Runtime& runtime, secoc::Engine& engine, const kex::Identity& identity,
             const Clock& clock);

@@ -272,6 +272,7 @@ TEST_F(KeyMgmtSim, PublisherAndTwoSubscribersEstablishAGroupKeyAndExchangeProtec
   EXPECT_EQ(a.client->key_id(kAppService, kAppEventgroup), 3u);
   EXPECT_EQ(b.client->key_id(kAppService, kAppEventgroup), 3u);
   EXPECT_EQ(pub.server->member_count(kAppService, kAppEventgroup), 2u);
+  EXPECT_EQ(pub.server->members_on_current_key(kAppService, kAppEventgroup), 2u);  // A re-confirmed key 3
   EXPECT_EQ(pub.server->counters().joins, 2u);
   EXPECT_GE(a.client->counters().notices_accepted, 1u);
   EXPECT_EQ(pub.server->counters().refused_total(), 0u);
@@ -302,7 +303,9 @@ TEST_F(KeyMgmtSim, AnEvictedSubscriberIsRekeyedOutAndRefusedAfterwards) {
   ASSERT_TRUE(pub.server->evict(kAppService, kAppEventgroup, b_fingerprint).ok());
   EXPECT_EQ(pub.server->current_key_id(kAppService, kAppEventgroup), 4u);
   EXPECT_EQ(pub.server->member_count(kAppService, kAppEventgroup), 1u);
+  EXPECT_EQ(pub.server->members_on_current_key(kAppService, kAppEventgroup), 0u);  // nobody holds key 4 yet
   run(Duration::milliseconds(300));
+  EXPECT_EQ(pub.server->members_on_current_key(kAppService, kAppEventgroup), 1u);  // A, not the evicted B
   EXPECT_EQ(a.client->key_id(kAppService, kAppEventgroup), 4u);
   EXPECT_GE(a.client->counters().keys_retired, 1u);
   // Key 3 is live nowhere but at B.
