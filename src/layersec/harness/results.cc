@@ -319,7 +319,7 @@ namespace {
 
 void latency_table(std::ostream& out, const std::vector<ScenarioResult>& rows, bool markdown) {
   const char* head[] = {"scenario",     "N",     "model", "mean us", "p50 us",  "p95 us",   "p99 us",
-                        "max us",       "1-way p50 us", "serial p99 us", "SecOC p50 us/it", "CPU %@50ms",
+                        "max us",       "1-way p50 us", "serial p99 us", "SecOC p50 us/it", "CPU %",
                         "RSS KiB",      "x base p99",   "paper mean ms", "paper p99 ms", "paper x p99"};
   constexpr int kCols = 17;
   std::vector<std::vector<std::string>> cells;
@@ -420,7 +420,8 @@ void write_markdown(std::ostream& out, const RunInfo& info, const std::vector<Sc
          "callback; serial p99 = the same iterations' p99 under serial-one-thread; "
          "SecOC p50 us/it = median time inside SecOC protect + verify per iteration, timed where the runtimes call "
          "the engines, summed over all nodes (the mean is in the JSON/CSV); "
-         "CPU %@50ms = thread CPU time per iteration divided by the paper's 50 ms pacing; RSS = peak "
+         "CPU % = CPU time per iteration divided by the row's pacing (pacing_ms in the JSON: the paper's 50 ms in "
+         "the sim; netns rows: the publisher process over its measured phase at 1 ms pacing); RSS = peak "
          "resident set of the whole process during the scenario; x base p99 = p99 over the unsecured row "
          "of the same delivery mode measured in this run. Columns marked *paper* are the seed paper's "
          "published figures (milliseconds, their two-VM testbed), not measurements of this run.\n\n";
