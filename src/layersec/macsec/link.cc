@@ -187,10 +187,7 @@ TapLink TapLink::open(MacsecLink& link, const TapLinkOptions& options) {
   // Bursts from the TAP side of the peer arrive faster than one thread
   // drains them; a deeper receive queue on the lower socket trades latency
   // for fewer drops (best effort: the FORCE variant needs CAP_NET_ADMIN).
-  const int rcvbuf = 4 * 1024 * 1024;
-  if (::setsockopt(t.lower_.fd(), SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof rcvbuf) != 0) {
-    (void)::setsockopt(t.lower_.fd(), SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
-  }
+  t.lower_.set_receive_buffer(4 * 1024 * 1024);
   if (options.bring_up) {
     if (auto st = net::set_interface_up(t.name(), true); !st) fail_io("bring up " + t.name(), errno);
   }

@@ -65,6 +65,17 @@ Status<IoError> PacketSocket::set_promiscuous(bool on) { return membership(PACKE
 
 Status<IoError> PacketSocket::add_multicast(const MacAddress& mac) { return membership(PACKET_MR_MULTICAST, &mac, true); }
 
+Status<IoError> PacketSocket::drop_multicast(const MacAddress& mac) {
+  return membership(PACKET_MR_MULTICAST, &mac, false);
+}
+
+void PacketSocket::set_receive_buffer(int bytes) {
+  if (!fd_.valid()) return;
+  if (::setsockopt(fd_.get(), SOL_SOCKET, SO_RCVBUFFORCE, &bytes, sizeof bytes) != 0) {
+    (void)::setsockopt(fd_.get(), SOL_SOCKET, SO_RCVBUF, &bytes, sizeof bytes);
+  }
+}
+
 Result<std::size_t, IoError> PacketSocket::send(ByteSpan frame) {
   if (!fd_.valid()) return Err(IoError::kClosed);
   if (frame.size() < kEthernetHeaderSize) return Err(IoError::kBadArgument);

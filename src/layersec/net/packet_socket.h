@@ -38,8 +38,13 @@ class PacketSocket {
 
   // PACKET_MR_PROMISC: receive frames for any destination MAC.
   Status<IoError> set_promiscuous(bool on);
-  // PACKET_MR_MULTICAST: receive frames for one group MAC.
+  // PACKET_MR_MULTICAST: receive frames for one group MAC / stop doing so.
   Status<IoError> add_multicast(const MacAddress& mac);
+  Status<IoError> drop_multicast(const MacAddress& mac);
+  // A deeper receive queue (SO_RCVBUFFORCE, which needs CAP_NET_ADMIN, else
+  // SO_RCVBUF within the system limit): bursts that arrive faster than one
+  // thread drains them wait instead of being dropped. Best effort.
+  void set_receive_buffer(int bytes);
 
   // Sends one whole frame (destination MAC first).
   Result<std::size_t, IoError> send(ByteSpan frame);

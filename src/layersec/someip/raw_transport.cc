@@ -66,6 +66,9 @@ Result<std::unique_ptr<RawTransport>, TransportError> RawTransport::open(net::Ev
     if (error_number != nullptr) *error_number = err;
     return Err(TransportError::kSystem);
   }
+  // Bursts (a rate sweep, a TP message) can arrive faster than the loop
+  // drains them: a deeper queue trades latency for fewer drops.
+  s->set_receive_buffer(4 * 1024 * 1024);
   std::unique_ptr<RawTransport> t(new RawTransport(loop, std::move(config), filter));
   Impl& m = *t->impl_;
   m.mac = s->interface_mac();
@@ -105,9 +108,8 @@ Status<TransportError> RawTransport::join(const Endpoint& group, Handler handler
   const auto g = detail::to_ipv4(group.address);
   if (!g || !g->is_multicast()) return Err(TransportError::kUnreachable);
   if (m.socket) {
-    // RFC 1112 §6.4 group MAC on the packet socket, once per MAC. It stays
-    // registered after leave() (PacketSocket offers no removal); frames for
-    // a group no longer joined are dropped by address below.
+    // RFC 1112 §6.4 group MAC on the packet socket, once per MAC; leave()
+    // drops it when no joined group maps to it any more.
     const net::MacAddress mac = net::multicast_mac(*g);
     if (m.registered_macs.count(mac) == 0) {
       if (auto st = m.socket->add_multicast(mac); !st.ok()) {
@@ -122,9 +124,16 @@ Status<TransportError> RawTransport::join(const Endpoint& group, Handler handler
 }
 
 void RawTransport::leave(const Endpoint& group) {
+  Impl& m = *impl_;
   const auto g = detail::to_ipv4(group.address);
   if (!g) return;
-  impl_->groups.erase(net::Ipv4Endpoint{*g, group.port});
+  if (m.groups.erase(net::Ipv4Endpoint{*g, group.port}) == 0) return;
+  // Several groups (and ports) can share one MAC (32 groups per MAC): keep it
+  // while any joined group still maps to it.
+  const net::MacAddress mac = net::multicast_mac(*g);
+  for (const auto& [ep, handler] : m.groups)
+    if (net::multicast_mac(ep.address) == mac) return;
+  if (m.registered_macs.erase(mac) != 0 && m.socket) m.socket->drop_multicast(mac).ignore();
 }
 
 Status<TransportError> RawTransport::send(std::uint16_t from_port, const Endpoint& to, ByteSpan payload) {

@@ -893,5 +893,42 @@ TEST(RawTransportNetnsTest, ExchangeThroughMacsec) {
   }
 }
 
+// join() registers the group MAC on the interface (ip maddr lists it);
+// leave() drops it again once no joined group maps to it.
+TEST(RawTransportNetnsTest, LeaveDropsTheGroupMacOnlyWhenNoGroupUsesIt) {
+  LAYERSEC_SKIP_WITHOUT_NETNS();
+  auto topo = net::NetnsTopology::pair("lsrawg");
+  const auto& node = topo.node(0);
+  auto maddrs = [&] {
+    std::string out;
+    EXPECT_EQ(net::run_command({"ip", "-n", node.netns, "maddr", "show", "dev", node.interface}, &out), 0);
+    return out;
+  };
+  MonotonicClock clock;
+  net::EventLoop loop(clock);
+  RawTransportConfig c;
+  c.interface = node.interface;
+  c.address = node.ip;
+  std::unique_ptr<RawTransport> tr;
+  {
+    net::NetnsScope in(node.netns);
+    int err = 0;
+    auto t = RawTransport::open(loop, c, nullptr, &err);
+    ASSERT_TRUE(t.ok()) << "errno " << err;
+    tr = std::move(t).value();
+  }
+  // 239.1.2.3 and 239.129.2.3 share the MAC 01:00:5e:01:02:03.
+  const Endpoint a{IpAddress::v4(239, 1, 2, 3), 30600, L4Proto::kUdp};
+  const Endpoint b{IpAddress::v4(239, 129, 2, 3), 30601, L4Proto::kUdp};
+  ASSERT_TRUE(tr->join(a, [](const Transport::Datagram&) {}).ok());
+  ASSERT_TRUE(tr->join(b, [](const Transport::Datagram&) {}).ok());
+  EXPECT_NE(maddrs().find("01:00:5e:01:02:03"), std::string::npos) << maddrs();
+  tr->leave(a);
+  EXPECT_NE(maddrs().find("01:00:5e:01:02:03"), std::string::npos) << "still used by " << b.address.to_string();
+  tr->leave(b);
+  EXPECT_EQ(maddrs().find("01:00:5e:01:02:03"), std::string::npos) << maddrs();
+  tr->leave(b);  // idempotent
+}
+
 }  // namespace
 }  // namespace layersec::someip
