@@ -415,6 +415,21 @@ KdcKeys split_keys(std::vector<sv::kdc::GroupKeyUpdate>& updates) {
   return k;
 }
 
+// Where a publisher or subscriber gets its keys from `sv kdc` (instead of --key).
+struct KdcClientOptions {
+  std::string endpoint;  // ADDRESS:PORT of `sv kdc`; empty: keys from --key
+  std::string id;
+  std::string dir;
+  std::string kem = "ml-kem-768";
+};
+
+void add_kdc_client_options(CLI::App* cmd, KdcClientOptions& o) {
+  cmd->add_option("--kdc", o.endpoint, "get the stream's keys from `sv kdc` at ADDRESS:PORT (UDP) instead of --key");
+  cmd->add_option("--id", o.id, "IED identity registered at the KDC (with --kdc)");
+  cmd->add_option("--kdc-dir", o.dir, "directory with kdc.pub and ID.id (with --kdc)");
+  cmd->add_option("--kem", o.kem, "ML-KEM set of the KDC (default ml-kem-768)");
+}
+
 struct PublishOptions {
   std::string iface;
   StreamOptions stream;
@@ -423,10 +438,7 @@ struct PublishOptions {
   bool json = false;
   double spin_us = 50;
   bool realtime = false;
-  std::string kdc;  // ADDRESS:PORT of `sv kdc`
-  std::string id;
-  std::string kdc_dir;
-  std::string kem = "ml-kem-768";
+  KdcClientOptions kdc;
 };
 
 // Merging unit on a real interface: frames due on absolute deadlines
@@ -445,10 +457,10 @@ void run_publish(const PublishOptions& o) {
   std::optional<KeyMaterial> key;
   std::optional<KdcLink> link;
   std::optional<sv::kdc::GroupKeyUpdate> announced;
-  if (!o.kdc.empty()) {
+  if (!o.kdc.endpoint.empty()) {
     if (!o.stream.key_file.empty()) throw std::runtime_error("--kdc and --key exclude each other");
     std::vector<sv::kdc::GroupKeyUpdate> init;
-    link.emplace(kdc_connect(o.kdc, o.id, o.kdc_dir, o.kem, o.stream.appid, o.stream.sv_id, init));
+    link.emplace(kdc_connect(o.kdc.endpoint, o.kdc.id, o.kdc.dir, o.kdc.kem, o.stream.appid, o.stream.sv_id, init));
     auto keys = split_keys(init);
     c.security = keys.current->security;
     c.security.sender_id = o.stream.appid;
@@ -584,10 +596,7 @@ struct SubscribeOptions {
   bool json = false;
   bool accept_simulated = false;
   bool realtime = false;
-  std::string kdc;
-  std::string id;
-  std::string kdc_dir;
-  std::string kem = "ml-kem-768";
+  KdcClientOptions kdc;
 };
 
 // EtherType 0x88BA, directly or behind one 802.1Q tag.
@@ -613,10 +622,10 @@ void run_subscribe(const SubscribeOptions& o) {
   std::optional<KeyMaterial> key;
   std::optional<KdcLink> link;
   std::optional<sv::kdc::GroupKeyUpdate> announced;
-  if (!o.kdc.empty()) {
+  if (!o.kdc.endpoint.empty()) {
     if (!o.stream.key_file.empty()) throw std::runtime_error("--kdc and --key exclude each other");
     std::vector<sv::kdc::GroupKeyUpdate> init;
-    link.emplace(kdc_connect(o.kdc, o.id, o.kdc_dir, o.kem, o.stream.appid, o.stream.sv_id, init));
+    link.emplace(kdc_connect(o.kdc.endpoint, o.kdc.id, o.kdc.dir, o.kdc.kem, o.stream.appid, o.stream.sv_id, init));
     auto keys = split_keys(init);
     s.security = keys.current->security;
     key = std::move(keys.current->key);
@@ -766,10 +775,7 @@ const CommandRegistration reg(42, [](CLI::App& root) {
   pubc->add_flag("--json", pubo->json, "print the final report as one JSON line");
   pubc->add_option("--spin-us", pubo->spin_us, "wake this long before each deadline and spin (default 50)");
   pubc->add_flag("--realtime", pubo->realtime, "mlockall + SCHED_FIFO priority 80 (root); warns and goes on if refused");
-  pubc->add_option("--kdc", pubo->kdc, "get the key from `sv kdc` at ADDRESS:PORT (UDP) instead of --key");
-  pubc->add_option("--id", pubo->id, "IED identity registered at the KDC (with --kdc)");
-  pubc->add_option("--kdc-dir", pubo->kdc_dir, "directory with kdc.pub and ID.id (with --kdc)");
-  pubc->add_option("--kem", pubo->kem, "ML-KEM set of the KDC (default ml-kem-768)");
+  add_kdc_client_options(pubc, pubo->kdc);
   pubc->callback([pubo] { run_publish(*pubo); });
 
   auto subo = std::make_shared<SubscribeOptions>();
@@ -782,10 +788,7 @@ const CommandRegistration reg(42, [](CLI::App& root) {
   subc->add_flag("--json", subo->json, "JSON lines: {type: stats|final, streams:[{counters}], rejections, ...}");
   subc->add_flag("--accept-simulated", subo->accept_simulated, "deliver frames with the Simulate bit");
   subc->add_flag("--realtime", subo->realtime, "mlockall + SCHED_FIFO priority 70 (root); warns and goes on if refused");
-  subc->add_option("--kdc", subo->kdc, "get keys from `sv kdc` at ADDRESS:PORT (UDP) instead of --key");
-  subc->add_option("--id", subo->id, "IED identity registered at the KDC (with --kdc)");
-  subc->add_option("--kdc-dir", subo->kdc_dir, "directory with kdc.pub and ID.id (with --kdc)");
-  subc->add_option("--kem", subo->kem, "ML-KEM set of the KDC (default ml-kem-768)");
+  add_kdc_client_options(subc, subo->kdc);
   subc->callback([subo] { run_subscribe(*subo); });
 
   auto ko = std::make_shared<KdcOptions>();
