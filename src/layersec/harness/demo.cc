@@ -122,13 +122,7 @@ int run_demo(const DemoOptions& o, std::ostream& out, std::ostream& err) {
   if (sizes.empty()) sizes = o.quick ? std::vector<int>{1, 2, 4} : std::vector<int>{1, 2, 4, 8, 16, 32, 64};
   const int max_n = std::max(2, *std::max_element(sizes.begin(), sizes.end()));
 
-  RunInfo info;
-  info.command = "demo";
-  info.seed = o.seed;
-  info.iterations = iterations;
-  info.build_type = build_type_label();
-  info.started_utc = utc_timestamp();
-  info.host = host_name();
+  RunInfo info = start_run_info("demo", o.seed, iterations);
   info.peak_rss_per_scenario = reset_peak_rss();
   info.method = measurement_method();
   info.notes = {
@@ -288,13 +282,7 @@ int run_bench_scenarios(const BenchScenarioOptions& o, std::ostream& out, std::o
   const auto specs = bench_scenario_specs(o);
   int max_n = 2;
   for (const auto& s : specs) max_n = std::max(max_n, s.testbed.subscribers);
-  RunInfo info;
-  info.command = "bench scenarios";
-  info.seed = o.seed;
-  info.iterations = o.iterations;
-  info.build_type = build_type_label();
-  info.started_utc = utc_timestamp();
-  info.host = host_name();
+  RunInfo info = start_run_info("bench scenarios", o.seed, o.iterations);
   info.peak_rss_per_scenario = reset_peak_rss();
   info.method = measurement_method();
   info.notes = {"Beyond the paper's operating point: payload sweep, SOME/IP-TP 64 KiB events, group sizes with a "

@@ -670,13 +670,7 @@ int run_netns_scenarios(const BenchScenarioOptions& o, const NetnsScenarioOption
     return 1;
   }
 
-  RunInfo info;
-  info.command = "bench scenarios --topology netns";
-  info.seed = o.seed;
-  info.iterations = o.iterations;
-  info.build_type = build_type_label();
-  info.started_utc = utc_timestamp();
-  info.host = host_name();
+  RunInfo info = start_run_info("bench scenarios --topology netns", o.seed, o.iterations);
   info.peak_rss_per_scenario = true;  // every node is a fresh process
   info.method = netns_method();
   info.notes = {

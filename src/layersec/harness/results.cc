@@ -7,10 +7,13 @@
 #include <iomanip>
 #include <map>
 #include <sstream>
+#include <utility>
 
 #include "layersec/harness/paper.h"
 
 namespace layersec::harness {
+
+namespace {
 
 std::string build_type_label() {
 #ifdef NDEBUG
@@ -33,6 +36,19 @@ std::string host_name() {
   char buf[256] = {};
   if (::gethostname(buf, sizeof buf - 1) != 0) return "unknown";
   return buf;
+}
+
+}  // namespace
+
+RunInfo start_run_info(std::string command, std::uint64_t seed, int iterations) {
+  RunInfo info;
+  info.command = std::move(command);
+  info.seed = seed;
+  info.iterations = iterations;
+  info.build_type = build_type_label();
+  info.started_utc = utc_timestamp();
+  info.host = host_name();
+  return info;
 }
 
 namespace {

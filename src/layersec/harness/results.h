@@ -93,11 +93,9 @@ struct RunInfo {
   std::vector<std::string> notes;
 };
 
-// RunInfo::build_type of this binary, RunInfo::started_utc
-// ("2026-11-30T08:00:00Z") and RunInfo::host.
-[[nodiscard]] std::string build_type_label();
-[[nodiscard]] std::string utc_timestamp();
-[[nodiscard]] std::string host_name();
+// A RunInfo for a run starting now: command, seed and iterations as given,
+// build_type of this binary, started_utc ("2026-11-30T08:00:00Z") and host.
+[[nodiscard]] RunInfo start_run_info(std::string command, std::uint64_t seed, int iterations);
 
 // The paper's figures for one row (object with "source"), or null.
 [[nodiscard]] nlohmann::json paper_json(const ScenarioResult& r);
