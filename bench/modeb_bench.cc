@@ -477,6 +477,7 @@ SomeipFigures someip_round(Pki& pki, kex::KemScheme kem, std::size_t n, std::int
     ec.sync_tx.period = Duration::milliseconds(100);
     ec.tx_pdus = {secoc::TxPduConfig{0, 0x0100, profile, 0}};
     someip::SecocBindings b;
+    b.sd_unprotected = true;  // the bench times key management, not SD (explicit)
     b.messages.push_back({kService, 0xFFFF, kAppEvent, 0u, std::nullopt});
     b.sync_service = kService;
     b.sync_event = kSyncEvent;
@@ -511,6 +512,7 @@ SomeipFigures someip_round(Pki& pki, kex::KemScheme kem, std::size_t n, std::int
     r.sender_id = 1;
     ec.rx_pdus = {r};
     someip::SecocBindings b;
+    b.sd_unprotected = true;  // the bench times key management, not SD (explicit)
     b.messages.push_back({kService, 0xFFFF, kAppEvent, std::nullopt, 0u});
     b.sync_service = kService;
     b.sync_event = kSyncEvent;

@@ -10,6 +10,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include "layersec/base/file.h"
+
 namespace layersec::benchrun {
 namespace {
 
@@ -129,10 +131,11 @@ void write_json(const std::string& path, const nlohmann::json& rows) {
     std::cout << text;
     return;
   }
-  std::ofstream out(path);
-  if (!out) throw std::runtime_error("cannot write " + path);
-  out << text;
-  if (!out) throw std::runtime_error("error writing " + path);
+  // base/file.h: no symlink followed, regular files only, every write and
+  // the final fsync/close checked (FileError names the path).
+  OutputFile out(path);
+  out.write(text);
+  out.close();
 }
 
 }  // namespace layersec::benchrun

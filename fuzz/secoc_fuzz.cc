@@ -75,7 +75,9 @@ void fuzz_engine(int c, ByteSpan data) {
   const RxFreshnessState before = rx.rx_freshness(0);
   const VerifyCounters counters = rx.counters();
   std::vector<std::uint8_t> out(data.size() + 1);
-  auto v = rx.verify(0, data, out);
+  RxInput at;
+  at.now = link.now();
+  auto v = rx.verify(0, data, out, at);
   if (!v.ok()) {
     const RxFreshnessState after = rx.rx_freshness(0);
     check(after.synchronised == before.synchronised && after.last == before.last);

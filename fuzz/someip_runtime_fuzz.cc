@@ -75,19 +75,21 @@ RuntimeConfig client_config() {
   return c;
 }
 
-secoc::EngineConfig engine_config(std::uint16_t self, std::uint16_t peer) {
-  const auto prof = secoc::PduProfile::vendor();
+// PDU 0 protects SD: timestamp freshness (no sync needed), one DataId for
+// both nodes (the source address is authenticated), replay state per peer.
+secoc::EngineConfig engine_config(std::uint16_t self) {
+  auto prof = secoc::PduProfile::vendor();
+  prof.kind = secoc::ProfileKind::kCustom;
+  prof.freshness = secoc::FreshnessLayout::timestamp_us(64, 64);
   secoc::EngineConfig c;
   c.sender_id = self;
   c.key_groups = {{"pdu", prof.algorithm}, {"sync", secoc::AuthAlgorithm::kCmacAes128}};
-  c.sync_rx = {{0, 0xFF00, 1, 64}};
-  c.tx_pdus = {{0, static_cast<std::uint16_t>(0x100 + self), prof, 0}};
+  c.tx_pdus = {{0, 0xFFF0, prof, 0}};
   secoc::RxPduConfig r;
   r.id = 0;
-  r.data_id = static_cast<std::uint16_t>(0x100 + peer);
+  r.data_id = 0xFFF0;
   r.profile = prof;
-  r.sender_id = peer;
-  r.has_sync_channel = true;
+  r.max_sources = 4;
   c.rx_pdus = {r};
   return c;
 }
@@ -123,10 +125,8 @@ struct World {
     server = std::make_unique<Runtime>(server_config(multicast), server_tr, r1);
     client = std::make_unique<Runtime>(client_config(), client_tr, r2);
     if (secured) {
-      server_sec = std::make_unique<Secured>(engine_config(1, 2));
-      client_sec = std::make_unique<Secured>(engine_config(2, 1));
-      check(server_sec->engine->set_rx_freshness(0, {client_sec->engine->trip(), client_sec->engine->reset(), 0}));
-      check(client_sec->engine->set_rx_freshness(0, {server_sec->engine->trip(), server_sec->engine->reset(), 0}));
+      server_sec = std::make_unique<Secured>(engine_config(1));
+      client_sec = std::make_unique<Secured>(engine_config(2));
       SecocBindings sb;
       sb.sd_tx_pdu = 0;
       sb.sd_rx_pdu = 0;

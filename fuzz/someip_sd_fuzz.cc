@@ -1,8 +1,10 @@
 // Fuzz target: SOME/IP-SD payload parser and the SD state machines.
 // Properties: no crash; a payload that parses re-serialises (write_sd_payload)
 // into bytes that parse to equal entries and options; feeding the input to a
-// ServiceDiscovery with a server and a client never crashes and keeps its
-// tables bounded.
+// ServiceDiscovery with a server and a client never crashes, keeps its
+// tables bounded and keeps the sender binding: every subscription's endpoints
+// and the client's offered endpoints are the address of the SD peer they came
+// from, and with allowlists set, input from a host not listed binds nothing.
 #include <cstdint>
 #include <cstdlib>
 #include <vector>
@@ -84,6 +86,34 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     sd.on_timer(now, out);
   }
   check(server.subscriptions().size() <= sc.max_subscribers);
+  auto bound_to_sender = [](const SdSubscription& s) {
+    return (!s.udp || s.udp->address == s.peer.address) && (!s.tcp || s.tcp->address == s.peer.address);
+  };
+  for (const auto& s : server.subscriptions()) check(bound_to_sender(s));
+  if (const auto& o = client.offer()) {
+    check(!o->udp || o->udp->address == o->peer.address);
+    check(!o->tcp || o->tcp->address == o->peer.address);
+  }
+
+  // The same input from a host outside both allowlists binds nothing.
+  const Endpoint stranger{IpAddress::v4(10, 0, 0, 9), kSdPort, L4Proto::kUdp};
+  ServiceDiscovery pinned(SdConfig{local, group}, rnd);
+  sc.eventgroups[0].allowed_subscribers = {peer.address};
+  cc.allowed_servers = {peer.address};
+  auto& pserver = pinned.add_server(sc);
+  auto& pclient = pinned.add_client(cc);
+  pinned.start_offer(now, pserver);
+  pinned.request(now, pclient, out);
+  pinned.on_timer(now, out);
+  for (int round = 0; round < 3; ++round) {
+    now += Duration::milliseconds(700);
+    pinned.on_datagram(now, msg, stranger, round % 2 == 0, out);
+    pinned.on_datagram(now, in, stranger, true, out);
+    pinned.on_timer(now, out);
+  }
+  check(pserver.subscriptions().empty());
+  check(!pclient.available());
+
   for (const auto& d : out.datagrams) {
     auto m = parse_message(d.bytes);
     check(m.ok());

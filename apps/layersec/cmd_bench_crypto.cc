@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_checks.h"
 #include "command.h"
 #include "runner.h"
 
@@ -47,9 +48,11 @@ const CommandRegistration reg(50, [](CLI::App& root) {
   auto* cmd = bench_group(root).add_subcommand(
       "crypto", "MAC and AEAD wrappers beside bare context-reusing OpenSSL loops");
   cmd->add_option("--json", opts->json_path, "write rows {primitive, bytes, ns_per_op, "
-                                              "baseline_ns_per_op, ratio} to FILE");
+                                              "baseline_ns_per_op, ratio} to FILE")
+      ->check(kOutputFile);
   cmd->add_flag("--smoke", opts->smoke, "tiny run that only proves the benchmarks work");
-  cmd->add_option("--min-time", opts->min_time, "seconds per benchmark (default 0.2)");
+  cmd->add_option("--min-time", opts->min_time, "seconds per benchmark (default 0.2)")
+      ->check(finite_in(0.001, 3600));
   cmd->add_option("--filter", opts->filter, "regex over primitive names");
   cmd->callback([opts] { run(*opts); });
 });

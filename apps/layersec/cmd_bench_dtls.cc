@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_checks.h"
 #include "command.h"
 #include "layersec/harness/dtls_fanout.h"
 #include "runner.h"
@@ -97,14 +98,14 @@ const CommandRegistration reg(56, [](CLI::App& root) {
   auto* cmd = bench_group(root).add_subcommand(
       "dtls", "DTLS 1.2 unicast fan-out vs group-keyed SecOC multicast for N = 2..n-max (Table 21)");
   cmd->add_option("--n-max", opts->n_max, "largest group size; N doubles from 2 (default 64)")
-      ->check(CLI::Range(2, 512));
+      ->check(whole_in(2, 512));
   cmd->add_option("--iterations", opts->iterations, "measured messages per row (default 200)")
-      ->check(CLI::Range(1, 1000000));
-  cmd->add_option("--warmup", opts->warmup, "unmeasured messages per row (default 20)");
-  cmd->add_option("--payload", opts->payload, "payload bytes (default 64, as the paper)")->check(CLI::Range(8, 1200));
+      ->check(whole_in(1, 1000000));
+  cmd->add_option("--warmup", opts->warmup, "unmeasured messages per row (default 20)")->check(whole_in(0, 1000000));
+  cmd->add_option("--payload", opts->payload, "payload bytes (default 64, as the paper)")->check(whole_in(8, 1200));
   cmd->add_option("--transport", opts->transport, "memory | loopback | both (default both)")
       ->check(CLI::IsMember({"memory", "loopback", "both"}));
-  cmd->add_option("--json", opts->json_path, "write the rows (scenario harness layout) to FILE");
+  cmd->add_option("--json", opts->json_path, "write the rows (scenario harness layout) to FILE")->check(kOutputFile);
   cmd->callback([opts] { run(*opts); });
 });
 

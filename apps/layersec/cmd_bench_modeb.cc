@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_checks.h"
 #include "command.h"
 #include "modeb_bench.h"
 #include "runner.h"
@@ -52,12 +53,15 @@ const CommandRegistration reg(41, [](CLI::App& root) {
       "modeb", "Mode B group-key establishment for N = 1..64 subscribers per KEM, beside bare-KEM and PSK baselines");
   cmd->add_option("--json", opts->json_path,
                   "write rows {scheme, n, publisher_cpu_us, subscriber_cpu_us, keyed_group_model_us, "
-                  "baseline_kem_cpu_us, ratio_vs_kem, ...} to FILE");
+                  "baseline_kem_cpu_us, ratio_vs_kem, ...} to FILE")
+      ->check(kOutputFile);
   cmd->add_flag("--smoke", opts->smoke, "one round per (KEM, N): proves the benchmark runs");
   cmd->add_option("--scheme", opts->schemes, "only these KEMs (repeatable; default seven)");
-  cmd->add_option("--n", opts->sizes, "group sizes (repeatable; default 1 2 4 8 16 32 64)");
-  cmd->add_option("--rounds", opts->max_rounds, "at most this many timed rounds per case (default 25)");
-  cmd->add_option("--seconds", opts->seconds, "time budget per case after 3 rounds (default 0.5)");
+  cmd->add_option("--n", opts->sizes, "group sizes (repeatable; default 1 2 4 8 16 32 64)")->check(whole_in(1, 1024));
+  cmd->add_option("--rounds", opts->max_rounds, "at most this many timed rounds per case (default 25)")
+      ->check(whole_in(1, 100000));
+  cmd->add_option("--seconds", opts->seconds, "time budget per case after 3 rounds (default 0.5)")
+      ->check(finite_in(0, 3600));
   cmd->add_flag("--someip", opts->someip,
                 "also key the group over the SOME/IP key-management service on the simulated segment (one run per case)");
   cmd->callback([opts] { run(*opts); });

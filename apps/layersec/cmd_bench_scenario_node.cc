@@ -8,14 +8,15 @@
 #include <csignal>
 
 #include <atomic>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "cli_checks.h"
 #include "command.h"
+#include "layersec/base/file.h"
 #include "layersec/harness/netns_node.h"
 
 namespace layersec::app {
@@ -27,14 +28,16 @@ static_assert(std::atomic<bool>::is_always_lock_free, "the signal handler stores
 extern "C" void on_stop_signal(int) { g_stop.store(true); }
 
 int run_scenario_node(const std::string& spec_path) {
-  std::ifstream in(spec_path);
-  if (!in) {
-    std::cerr << "layersec bench scenario-node: cannot open " << spec_path << "\n";
+  std::string text;
+  try {
+    text = read_regular_file(spec_path, kMaxConfigFileSize);  // base/file.h: no FIFO hang, bounded
+  } catch (const FileError& e) {
+    std::cerr << "layersec bench scenario-node: --spec: " << e.what() << "\n";
     return 1;
   }
   nlohmann::json j;
   try {
-    in >> j;
+    j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
     std::cerr << "layersec bench scenario-node: " << spec_path << ": not JSON: " << e.what() << "\n";
     return 1;
@@ -60,7 +63,7 @@ const CommandRegistration reg(58, [](CLI::App& root) {
   auto* cmd = bench_group(root).add_subcommand(
       "scenario-node", "one node of `bench scenarios --topology netns` (started by the orchestrator)");
   cmd->group("");  // hidden
-  cmd->add_option("--spec", *path, "node specification (JSON, harness/netns_node.h)")->required();
+  cmd->add_option("--spec", *path, "node specification (JSON, harness/netns_node.h)")->required()->check(kRegularFile);
   cmd->callback([path] { set_exit_code(run_scenario_node(*path)); });
 });
 

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_checks.h"
 #include "command.h"
 #include "layersec/harness/demo.h"
 #include "layersec/harness/dtls_fanout.h"
@@ -87,19 +88,19 @@ const CommandRegistration reg(57, [](CLI::App& root) {
       ->check(CLI::IsMember({"sim", "netns"}));
   cmd->add_option("--iterations", o->iterations,
                   "measured iterations per row (default 200; sim TP rows a quarter)")
-      ->check(CLI::Range(1, 1000000));
-  cmd->add_option("--seed", o->seed, "simulation seed (default 1)");
-  cmd->add_option("--json", o->json_path, "write the rows (results.json layout) to FILE");
-  cmd->add_option("--out", o->out_dir, "also write a full results folder (csv, report.md, plots)");
+      ->check(whole_in(1, 1000000));
+  cmd->add_option("--seed", o->seed, "simulation seed (default 1)")->check(whole_in(0, ~std::uint64_t{0}));
+  cmd->add_option("--json", o->json_path, "write the rows (results.json layout) to FILE")->check(kOutputFile);
+  cmd->add_option("--out", o->out_dir, "also write a full results folder (csv, report.md, plots)")->check(kOutputDir);
   cmd->add_flag("--quick", o->quick, "fewer sizes (smoke run)");
   cmd->add_option("--payloads", o->payloads, "payload sizes in bytes (default 64 256 512 1024 1400)")
-      ->check(CLI::Range(8, 1400));
+      ->check(whole_in(8, 1400));
   cmd->add_option("--groups", o->group_sizes,
                   "group sizes (default sim: 2 4 8 16 32 64; netns: 2 4 8 16, quick 2 4; 32 and 64 are allowed "
                   "in netns but start that many processes per row)")
-      ->check(CLI::Range(1, 200));
+      ->check(whole_in(1, 200));
   cmd->add_option("--load", o->load_mbps, "background load per subscriber, Mb/s (default 0 100 400)")
-      ->check(CLI::Range(0.0, 900.0));
+      ->check(finite_in(0.0, 900.0));
   cmd->add_flag("!--no-tp", o->tp, "skip the SOME/IP-TP 64 KiB rows");
   cmd->add_flag("!--no-dtls", *dtls, "skip the DTLS 1.2 fan-out baseline rows (sim only)");
   cmd->add_option("--paths", *paths, "netns link paths, comma separated: kernel,raw (default both)")
@@ -107,7 +108,8 @@ const CommandRegistration reg(57, [](CLI::App& root) {
       ->check(CLI::IsMember({"kernel", "raw"}));
   cmd->add_option("--work-dir", netns->work_dir,
                   "netns: directory for node specs, key files, reports and node logs (kept; default a "
-                  "temporary directory removed after a clean run)");
+                  "temporary directory removed after a clean run)")
+      ->check(kOutputDir);
   cmd->add_flag("--keep-work-dir", netns->keep_work_dir, "netns: keep the temporary work directory");
   cmd->callback([o, dtls, netns, paths] {
     o->progress = ::isatty(STDERR_FILENO) != 0;

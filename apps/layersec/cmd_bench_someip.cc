@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_checks.h"
 #include "command.h"
 #include "layersec/harness/someip_bench.h"
 #include "runner.h"
@@ -90,16 +91,16 @@ const CommandRegistration reg(57, [](CLI::App& root) {
   auto opts = std::make_shared<Options>();
   auto* cmd = bench_group(root).add_subcommand(
       "someip", "SOME/IP request/response and event latency, unsecured vs SecOC vs bare UDP");
-  cmd->add_option("--json", opts->json_path, "write {rows, goals, notes, reference} to FILE");
+  cmd->add_option("--json", opts->json_path, "write {rows, goals, notes, reference} to FILE")->check(kOutputFile);
   cmd->add_option("--topology", opts->topology, "sim | netns | both (default sim; netns needs root)")
       ->check(CLI::IsMember({"sim", "netns", "both"}));
   cmd->add_option("--iterations", opts->iterations, "measured exchanges per row (default 2000)")
-      ->check(CLI::Range(1, 10000000));
-  cmd->add_option("--warmup", opts->warmup, "unmeasured exchanges per row (default 100)");
+      ->check(whole_in(1, 10000000));
+  cmd->add_option("--warmup", opts->warmup, "unmeasured exchanges per row (default 100)")->check(whole_in(0, 10000000));
   cmd->add_option("--rounds", opts->rounds,
                   "interleave the rows in this many blocks each (default 20), so load changes hit every row")
-      ->check(CLI::Range(1, 100000));
-  cmd->add_option("--payload", opts->payload, "payload bytes (default 64)")->check(CLI::Range(8, 1400));
+      ->check(whole_in(1, 100000));
+  cmd->add_option("--payload", opts->payload, "payload bytes (default 64)")->check(whole_in(8, 1400));
   cmd->callback([opts] { run(*opts); });
 });
 

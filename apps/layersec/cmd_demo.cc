@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "cli_checks.h"
 #include "command.h"
 #include "layersec/harness/demo.h"
 
@@ -33,13 +34,13 @@ const CommandRegistration reg(5, [](CLI::App& root) {
       "demo", "Run the seed paper's ten scenarios (SOME/IP, SecOC, MACsec, RSA Mode B) on the simulated segment "
               "and write results.json/csv, report.md and plots");
   auto* it = cmd->add_option("--iterations", o->iterations, "measured iterations per scenario (default 500)")
-                 ->check(CLI::Range(1, 1000000));
-  cmd->add_option("--seed", o->seed, "simulation seed (default 1)");
-  cmd->add_option("--out", o->out, "results folder (default build/demo-results)");
+                 ->check(whole_in(1, 1000000));
+  cmd->add_option("--seed", o->seed, "simulation seed (default 1)")->check(whole_in(0, ~std::uint64_t{0}));
+  cmd->add_option("--out", o->out, "results folder (default build/demo-results)")->check(kOutputDir);
   cmd->add_flag("--quick", o->quick, "smoke run: 20 iterations and group sizes 1, 2, 4 (unless given)");
   cmd->add_flag("--no-plots", o->no_plots, "do not call gnuplot");
   cmd->add_option("--groups", o->groups, "multicast group sizes for the group-size sweep (default 1 2 4 8 16)")
-      ->check(CLI::Range(1, 200));
+      ->check(whole_in(1, 200));
   cmd->callback([o, it] {
     harness::DemoOptions d;
     d.iterations = (o->quick && it->count() == 0) ? 20 : o->iterations;

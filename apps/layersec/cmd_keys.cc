@@ -40,7 +40,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_checks.h"
 #include "command.h"
+#include "layersec/base/file.h"
 #include "layersec/base/keyfile.h"
 #include "layersec/base/time.h"
 #include "layersec/kex/mode_b.h"
@@ -61,10 +63,45 @@ int refuse(const std::string& msg) {
   return 1;
 }
 
-std::string pki_message(PkiError e, ::layersec::KeyFileError detail, const std::string& what) {
+// `key_path`, when given, is re-checked for the detail of a key file refusal
+// (which directory is unsafe, the mode found); nothing is read from it.
+std::string pki_message(PkiError e, ::layersec::KeyFileError detail, const std::string& what,
+                        const std::string& key_path = {}) {
   std::string m = what + ": " + std::string(kex::to_string(e));
-  if (e == PkiError::kKeyFile) m += " (" + std::string(to_string(detail)) + ")";
+  if (e == PkiError::kKeyFile) {
+    m += " (" + std::string(to_string(detail));
+    std::string why;
+    if (!key_path.empty() && !check_key_file(key_path, &why).ok() && !why.empty()) m += ": " + why;
+    m += ")";
+  }
   return m;
+}
+
+// A certificate file, or the refusal naming the option, the path and why.
+std::optional<kex::Certificate> load_cert(const std::string& option, const std::string& path, std::string* why) {
+  std::string detail;
+  auto c = kex::Certificate::load(path, &detail);
+  if (c.ok()) return std::move(c).value();
+  *why = option + ": " + (detail.empty() ? path + ": " + std::string(kex::to_string(c.error())) : detail);
+  return std::nullopt;
+}
+
+// --name is the subject CN and the file stem: a CN X.509 can carry (RFC 5280
+// ub-common-name, 64 characters) and a plain file name.
+void check_name(const std::string& name) {
+  if (const std::string why = kex::check_common_name(name); !why.empty()) usage_error("--name " + why);
+  if (name.find('/') != std::string::npos || name == "." || name == "..")
+    usage_error("--name '" + name + "' is also the file stem: no '/', not '.' or '..'");
+}
+
+// Validity of N days from now, refused (naming --days) past 9999-12-31T23:59:59Z.
+kex::Validity days_validity(std::int64_t now, int days) {
+  const kex::Validity v = kex::Validity::days_from(now, days);
+  if (v.not_after > kex::kMaxCertificateTime)
+    usage_error("--days " + std::to_string(days) + " ends after 9999-12-31T23:59:59Z, the latest time X.509 "
+                "can encode (RFC 5280 4.1.2.5); at most " +
+                std::to_string((kex::kMaxCertificateTime - now) / 86400) + " days from now");
+  return v;
 }
 
 // CPU time of this thread in microseconds: on a shared, loaded machine the
@@ -180,8 +217,8 @@ int run_ca(const CaArgs& a) {
     usage_error("--alg must be p256 or ed25519 for a CA");
   }
   o.algorithm = *alg;
-  if (a.days <= 0) usage_error("--days must be positive");
-  o.validity = kex::Validity::days_from(wall_now(), a.days);
+  check_name(a.name);
+  o.validity = days_validity(wall_now(), a.days);
   ensure_dir(a.out);
   auto ca = kex::create_ca(o);
   if (!ca.ok()) return refuse("cannot create CA: " + std::string(kex::to_string(ca.error())));
@@ -213,22 +250,22 @@ int run_issue(const IssueArgs& a) {
   o.algorithm = *alg;
   if ((a.not_before != 0) != (a.not_after != 0)) usage_error("give both --not-before and --not-after");
   if (a.not_before != 0) {
+    if (a.not_after <= a.not_before) usage_error("--not-after must be later than --not-before");
     o.validity = {a.not_before, a.not_after};
   } else {
-    if (a.days <= 0) usage_error("--days must be positive");
-    o.validity = kex::Validity::days_from(wall_now(), a.days);
+    o.validity = days_validity(wall_now(), a.days);
   }
-  if (o.name.empty() || o.name.find('/') != std::string::npos) usage_error("bad --name");
+  check_name(o.name);
   ::layersec::KeyFileError detail{};
   auto ca = kex::load_ca(a.ca, &detail);
-  if (!ca.ok()) return refuse(pki_message(ca.error(), detail, "cannot load CA from " + a.ca));
+  if (!ca.ok()) return refuse(pki_message(ca.error(), detail, "--ca: cannot load CA from " + a.ca, a.ca + "/ca.key"));
   ensure_dir(a.out);
   std::optional<kex::Identity> id;
   if (!a.key.empty()) {
     // Certify an existing key (e.g. a pre-generated RSA-15360 key); it is
     // loaded through the 0600 check and stored beside the certificate.
     auto key = kex::PrivateKey::load(a.key, &detail);
-    if (!key.ok()) return refuse(pki_message(key.error(), detail, a.key));
+    if (!key.ok()) return refuse(pki_message(key.error(), detail, "--key: " + a.key, a.key));
     auto cert = kex::issue_certificate_for_key(*ca, key->public_key(), o);
     if (!cert.ok()) return refuse("cannot issue: " + std::string(kex::to_string(cert.error())));
     id.emplace(kex::Identity{std::move(cert).value(), std::move(key).value()});
@@ -252,8 +289,9 @@ int run_issue(const IssueArgs& a) {
 // ------------------------------------------------------------------ show / verify
 
 int run_show(const std::string& cert_path) {
-  auto cert = kex::Certificate::load(cert_path);
-  if (!cert.ok()) return refuse(cert_path + ": " + std::string(kex::to_string(cert.error())));
+  std::string why;
+  auto cert = load_cert("--cert", cert_path, &why);
+  if (!cert) return refuse(why);
   print_info(cert->info());
   return 0;
 }
@@ -265,10 +303,11 @@ struct VerifyArgs {
 
 int run_verify(const VerifyArgs& a) {
   const std::string anchor = is_dir(a.ca) ? a.ca + "/ca.pem" : a.ca;
-  auto ca = kex::Certificate::load(anchor);
-  if (!ca.ok()) return refuse(anchor + ": " + std::string(kex::to_string(ca.error())));
-  auto cert = kex::Certificate::load(a.cert);
-  if (!cert.ok()) return refuse(a.cert + ": " + std::string(kex::to_string(cert.error())));
+  std::string why;
+  auto ca = load_cert("--ca", anchor, &why);
+  if (!ca) return refuse(why);
+  auto cert = load_cert("--cert", a.cert, &why);
+  if (!cert) return refuse(why);
   auto trust = kex::TrustStore::create(std::span<const kex::Certificate>(&ca.value(), 1));
   if (!trust.ok()) return refuse(anchor + ": " + std::string(kex::to_string(trust.error())));
   const std::int64_t now = a.at != 0 ? a.at : wall_now();
@@ -286,7 +325,7 @@ int run_verify(const VerifyArgs& a) {
   if (!a.key.empty()) {
     ::layersec::KeyFileError kd{};
     auto key = kex::PrivateKey::load(a.key, &kd);
-    if (!key.ok()) return refuse(pki_message(key.error(), kd, a.key));
+    if (!key.ok()) return refuse(pki_message(key.error(), kd, "--key: " + a.key, a.key));
     if (key->public_key().der() != cert->public_key().der()) {
       return refuse(a.key + ": key does not belong to " + a.cert);
     }
@@ -452,11 +491,13 @@ int run_handshake(const HandshakeArgs& a) {
                         {"ratio", b.p50 > 0 ? c.p50 / b.p50 : 0.0},
                         {"bytes", bytes_on_wire},
                         {"steps", steps}};
-    FILE* f = std::fopen(a.json.c_str(), "w");
-    if (f == nullptr) return refuse("cannot write " + a.json);
-    const std::string text = j.dump(2) + "\n";
-    std::fwrite(text.data(), 1, text.size(), f);
-    std::fclose(f);
+    try {
+      OutputFile f(a.json);  // no symlink followed; every write error reported
+      f.write(j.dump(2) + "\n");
+      f.close();
+    } catch (const FileError& e) {
+      return refuse(std::string("--json: ") + e.what());
+    }
   }
   return 0;
 }
@@ -480,17 +521,18 @@ int run_establish(const EstablishArgs& a) {
   if (!scheme) usage_error("unknown --kem " + a.kem);
   const std::uint16_t service = parse_service(a.service);
   const std::string anchor = is_dir(a.ca) ? a.ca + "/ca.pem" : a.ca;
-  auto ca = kex::Certificate::load(anchor);
-  if (!ca.ok()) return refuse(anchor + ": " + std::string(kex::to_string(ca.error())));
+  std::string why;
+  auto ca = load_cert("--ca", anchor, &why);
+  if (!ca) return refuse(why);
   auto trust = kex::TrustStore::create(std::span<const kex::Certificate>(&ca.value(), 1));
   if (!trust.ok()) return refuse(anchor + ": " + std::string(kex::to_string(trust.error())));
   ::layersec::KeyFileError detail{};
   const auto [pdir, pname] = split_stem(a.publisher);
   auto pub_id = kex::load_identity(pdir, pname, &detail);
-  if (!pub_id.ok()) return refuse(pki_message(pub_id.error(), detail, "publisher " + a.publisher));
+  if (!pub_id.ok()) return refuse(pki_message(pub_id.error(), detail, "--publisher " + a.publisher, a.publisher + ".key"));
   const auto [sdir, sname] = split_stem(a.subscriber);
   auto sub_id = kex::load_identity(sdir, sname, &detail);
-  if (!sub_id.ok()) return refuse(pki_message(sub_id.error(), detail, "subscriber " + a.subscriber));
+  if (!sub_id.ok()) return refuse(pki_message(sub_id.error(), detail, "--subscriber " + a.subscriber, a.subscriber + ".key"));
 
   kex::ModeBConfig cfg;
   cfg.kem = *scheme;
@@ -523,24 +565,28 @@ const CommandRegistration reg(60, [](CLI::App& root) {
 
   auto ca = std::make_shared<CaArgs>();
   auto* c = keys->add_subcommand("ca", "Create a CA: DIR/ca.pem and DIR/ca.key (0600)");
-  c->add_option("--out", ca->out, "output directory")->required();
+  c->add_option("--out", ca->out, "output directory")->required()->check(kOutputDir);
   c->add_option("--name", ca->name, "CA common name")->required();
   c->add_option("--kind", ca->kind, "vehicle (ECUs) or substation (IEDs)");
   c->add_option("--alg", ca->alg, "p256 (default) or ed25519");
-  c->add_option("--days", ca->days, "validity in days (default 3650)");
+  c->add_option("--days", ca->days, "validity in days (default 3650; ends by 9999-12-31)")
+      ->check(whole_in(1, 3'000'000));
   c->callback([ca] { set_exit_code(run_ca(*ca)); });
 
   auto is = std::make_shared<IssueArgs>();
   auto* i = keys->add_subcommand("issue", "Issue an ECU/IED certificate with its authorised services");
   i->add_option("--ca", is->ca, "CA directory (ca.pem, ca.key)")->required();
-  i->add_option("--out", is->out, "output directory")->required();
+  i->add_option("--out", is->out, "output directory")->required()->check(kOutputDir);
   i->add_option("--name", is->name, "node name (CN, file stem)")->required();
   i->add_option("--services", is->services, "authorised service ids, e.g. 0x1234,0x5678")->required();
   i->add_option("--alg", is->alg, "node key: rsa2048 (default; Mode B RSA-OAEP), rsa3072, p256, ed25519");
   i->add_option("--key", is->key, "certify this existing private key (PEM, mode 0600) instead of generating one");
-  i->add_option("--days", is->days, "validity in days (default 365)");
-  i->add_option("--not-before", is->not_before, "explicit validity start (Unix seconds)");
-  i->add_option("--not-after", is->not_after, "explicit validity end (Unix seconds)");
+  i->add_option("--days", is->days, "validity in days (default 365; ends by 9999-12-31)")
+      ->check(whole_in(1, 3'000'000));
+  i->add_option("--not-before", is->not_before, "explicit validity start (Unix seconds)")
+      ->check(whole_in(1, kex::kMaxCertificateTime - 1));
+  i->add_option("--not-after", is->not_after, "explicit validity end (Unix seconds, at most 253402300799)")
+      ->check(whole_in(1, kex::kMaxCertificateTime));
   i->callback([is] { set_exit_code(run_issue(*is)); });
 
   auto show = std::make_shared<std::string>();
@@ -554,14 +600,15 @@ const CommandRegistration reg(60, [](CLI::App& root) {
   v->add_option("--cert", va->cert, "node certificate (PEM)")->required();
   v->add_option("--service", va->service, "service id the node must be authorised for");
   v->add_option("--key", va->key, "also load this key file (0600 check) and match it");
-  v->add_option("--at", va->at, "verify at this time (Unix seconds) instead of now");
+  v->add_option("--at", va->at, "verify at this time (Unix seconds) instead of now")
+      ->check(whole_in(1, kex::kMaxCertificateTime));
   v->callback([va] { set_exit_code(run_verify(*va)); });
 
   auto hs = std::make_shared<HandshakeArgs>();
   auto* h = keys->add_subcommand("handshake", "Time complete in-process Mode B handshakes");
   h->add_option("--kem", hs->kem, "rsa-2048 (default), rsa-3072, x25519, ecdh-p256, ml-kem-768, ...");
-  h->add_option("--iterations", hs->iterations, "handshakes to time (default 200)");
-  h->add_option("--json", hs->json, "write the figures to FILE");
+  h->add_option("--iterations", hs->iterations, "handshakes to time (default 200)")->check(whole_in(1, 1'000'000));
+  h->add_option("--json", hs->json, "write the figures to FILE")->check(kOutputFile);
   h->callback([hs] { set_exit_code(run_handshake(*hs)); });
 
   auto es = std::make_shared<EstablishArgs>();
@@ -570,7 +617,7 @@ const CommandRegistration reg(60, [](CLI::App& root) {
   e->add_option("--publisher", es->publisher, "publisher identity DIR/NAME (NAME.pem, NAME.key)")->required();
   e->add_option("--subscriber", es->subscriber, "subscriber identity DIR/NAME")->required();
   e->add_option("--service", es->service, "service id")->required();
-  e->add_option("--eventgroup", es->eventgroup, "eventgroup id (default 1)");
+  e->add_option("--eventgroup", es->eventgroup, "eventgroup id (default 1)")->check(whole_in(0, 0xFFFF));
   e->add_option("--kem", es->kem, "rsa-2048 (default; the subscriber's certificate key), x25519, ...");
   e->callback([es] { set_exit_code(run_establish(*es)); });
 });

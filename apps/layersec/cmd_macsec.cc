@@ -7,7 +7,7 @@
 //   (--stats prints the non-zero MIB counters, --stats-json the counters with
 //   the per-SC and per-SA tables as one JSON line, both on stderr)
 //
-// The SAK is read from a key file (hex or raw) that must not be accessible by
+// The SAK is read from a key file (hex text, base/keyfile.h) that must not be accessible by
 // group or others (mode 0600 or 0400; anything else is refused). Only a key
 // id (first 4 octets of SHA-256 of the key) is ever printed.
 //
@@ -31,12 +31,14 @@
 #include <benchmark/benchmark.h>
 #include <nlohmann/json.hpp>
 
+#include "cli_checks.h"
 #include "command.h"
 #include "layersec/net/pcap.h"
 #include "layersec/base/hex.h"
 #include "layersec/base/keyfile.h"
 #include "layersec/crypto/kdf.h"
 #include "layersec/macsec/link.h"
+#include "layersec/macsec/link_config.h"
 #include "layersec/macsec/secy.h"
 #include "runner.h"
 
@@ -87,27 +89,45 @@ SecretBytes load_sak(const MacsecOptions& o, CipherSuite suite) {
   if (o.key_file.empty()) throw std::runtime_error("--key-file is required");
   KeyFileOptions ko;
   ko.expected_size = macsec::sak_size(suite);
-  auto k = load_key_file(o.key_file, ko);
+  std::string detail;
+  auto k = load_key_file(o.key_file, ko, &detail);
   if (!k) {
-    throw std::runtime_error("key file " + o.key_file + ": " + std::string(to_string(k.error())));
+    // Names the file, the decoded length and the expected one; never a key byte.
+    throw std::runtime_error("--key-file: " + key_file_message(o.key_file, k.error(), detail) +
+                             (k.error() == KeyFileError::kWrongSize
+                                  ? " (" + std::string(macsec::to_string(suite)) + " needs a " +
+                                        std::to_string(macsec::sak_size(suite)) + "-octet SAK)"
+                                  : std::string()));
   }
   return std::move(k).value();
 }
 
-std::string key_id(const SecretBytes& key) {
-  std::uint8_t digest[32];
-  const ByteSpan parts[1] = {key.span()};
-  if (!crypto::sha256(parts, digest).ok()) return "?";
-  return to_hex(ByteSpan(digest, 4));
+using macsec::key_id;
+
+// An SCI option: 16 hex digits whose port part is not 0.
+macsec::Sci sci_option(const char* what, const std::string& text) {
+  const macsec::Sci sci{load_be64(parse_hex(what, text, 8).data())};
+  if (sci.port() == 0)
+    throw std::runtime_error(std::string(what) + ": port identifier 0 (the last 4 hex digits) names no port");
+  return sci;
+}
+
+// --pn against the suite's PN space (10.5.2: never beyond the last PN).
+void check_pn(const MacsecOptions& o, CipherSuite suite) {
+  if (o.pn > macsec::max_pn(suite)) {
+    throw std::runtime_error("--pn: " + std::to_string(o.pn) + " is beyond the last PN of " +
+                             std::string(macsec::to_string(suite)) + " (" + std::to_string(macsec::max_pn(suite)) +
+                             ")");
+  }
 }
 
 macsec::SecYConfig config_of(const MacsecOptions& o, CipherSuite suite) {
   macsec::SecYConfig c;
   c.suite = suite;
-  c.sci = macsec::Sci{load_be64(parse_hex("--sci", o.sci, 8).data())};
+  c.sci = sci_option("--sci", o.sci);
   c.confidentiality = !o.integrity;
   if (o.offset != 0 && o.offset != 30 && o.offset != 50)
-    throw std::runtime_error("--offset must be 0, 30 or 50");
+    throw std::runtime_error("--offset: must be 0, 30 or 50 (802.1AE-2018 10.7.24)");
   c.confidentiality_offset = static_cast<std::uint8_t>(o.offset);
   c.include_sci = !o.no_sci;
   c.use_es = o.es;
@@ -161,6 +181,7 @@ void print_stats_json(const macsec::SecY& y) {
 
 void run_protect(const MacsecOptions& o) {
   const CipherSuite suite = suite_of(o);
+  check_pn(o, suite);
   const SecretBytes sak = load_sak(o, suite);
   std::cerr << "macsec protect: " << macsec::to_string(suite) << " key id " << key_id(sak)
             << " AN " << o.an << " first PN " << o.pn << "\n";
@@ -187,10 +208,12 @@ void run_protect(const MacsecOptions& o) {
 
 void run_validate(const MacsecOptions& o) {
   const CipherSuite suite = suite_of(o);
+  check_pn(o, suite);
   const SecretBytes sak = load_sak(o, suite);
   macsec::SecYConfig c = config_of(o, suite);
   const macsec::Sci peer = c.sci;
-  c.sci = macsec::Sci{0x0200000000000001ULL};  // our own transmit SCI is not used here
+  // Our own transmit SCI is not used here; it only must not be the peer's.
+  c.sci = macsec::Sci{peer.value == 0x0200000000000001ULL ? 0x0200000000000002ULL : 0x0200000000000001ULL};
   std::cerr << "macsec validate: " << macsec::to_string(suite) << " key id " << key_id(sak)
             << " AN " << o.an << " lowest PN " << o.pn << " validateFrames "
             << macsec::to_string(c.validate_frames) << "\n";
@@ -223,13 +246,19 @@ void run_validate(const MacsecOptions& o) {
 }
 
 void add_common(CLI::App* cmd, MacsecOptions& o) {
-  cmd->add_option("--suite", o.suite, "GCM-AES-128 | GCM-AES-256 | GCM-AES-XPN-128 | GCM-AES-XPN-256");
-  cmd->add_option("--key-file", o.key_file, "SAK file (hex or raw), mode 0600 or 0400")->required();
-  cmd->add_option("--an", o.an, "association number 0..3")->check(CLI::Range(0, 3));
+  cmd->add_option("--suite", o.suite, "GCM-AES-128 | GCM-AES-256 | GCM-AES-XPN-128 | GCM-AES-XPN-256")
+      ->check(CLI::Validator(
+          [](std::string& s) -> std::string {
+            if (macsec::cipher_suite_from_string(s)) return {};
+            return "'" + s + "' is not a cipher suite (GCM-AES-128, GCM-AES-256, GCM-AES-XPN-128, GCM-AES-XPN-256)";
+          },
+          "SUITE"));
+  cmd->add_option("--key-file", o.key_file, "SAK file (hex), mode 0600 or 0400")->required()->check(kRegularFile);
+  cmd->add_option("--an", o.an, "association number 0..3")->check(whole_in(0, 3));
   cmd->add_option("--ssci", o.ssci, "XPN: SSCI of the transmitter (8 hex digits)");
   cmd->add_option("--salt", o.salt, "XPN: 12-octet salt (24 hex digits)");
   cmd->add_flag("--integrity", o.integrity, "integrity only (E=0, C=0)");
-  cmd->add_option("--offset", o.offset, "confidentiality offset 0, 30 or 50");
+  cmd->add_option("--offset", o.offset, "confidentiality offset 0, 30 or 50")->check(whole_in(0, 50));
   cmd->add_flag("--clear-tags", o.clear_tags, "clear-tag VLAN mode (tags before the SecTAG)");
   cmd->add_flag("--clear-tags-in-icv", o.clear_tags_in_icv, "clear tags covered by the ICV");
   cmd->add_option("--hex", o.frames, "frame in hex (repeatable)")->required();
@@ -356,7 +385,8 @@ const CommandRegistration reg(40, [](CLI::App& root) {
   auto* protect = group->add_subcommand("protect", "protect frames with one transmit SA");
   add_common(protect, *po);
   protect->add_option("--sci", po->sci, "our SCI (16 hex digits)");
-  protect->add_option("--pn", po->pn, "PN of the first frame (64-bit for XPN)");
+  protect->add_option("--pn", po->pn, "PN of the first frame (64-bit for XPN)")
+      ->check(whole_in(1, UINT64_MAX));
   protect->add_flag("--no-sci", po->no_sci, "omit the SCI from the SecTAG (SC=0)");
   protect->add_flag("--es", po->es, "set ES when the SCI is omitted (SCI = SA || 0001)");
   protect->add_option("--pcap", po->pcap_path, "also write the secure frames to a pcap file");
@@ -366,9 +396,10 @@ const CommandRegistration reg(40, [](CLI::App& root) {
   auto* validate = group->add_subcommand("validate", "validate frames with one receive SA");
   add_common(validate, *vo);
   validate->add_option("--sci", vo->sci, "SCI of the transmitter (16 hex digits)")->required();
-  validate->add_option("--pn", vo->pn, "lowest acceptable PN of the receive SA");
-  validate->add_option("--validate", vo->validate_frames, "strict | check | disabled");
-  validate->add_option("--window", vo->window, "replayWindow");
+  validate->add_option("--pn", vo->pn, "lowest acceptable PN of the receive SA")->check(whole_in(1, UINT64_MAX));
+  validate->add_option("--validate", vo->validate_frames, "strict | check | disabled")
+      ->check(CLI::IsMember({"strict", "check", "disabled"}));
+  validate->add_option("--window", vo->window, "replayWindow")->check(whole_in(0, UINT32_MAX));
   validate->add_flag("--no-replay", vo->no_replay, "replayProtect off");
   validate->callback([vo] { run_validate(*vo); });
 
@@ -377,9 +408,11 @@ const CommandRegistration reg(40, [](CLI::App& root) {
       "macsec", "SecY protect/validate beside bare context-reusing OpenSSL AES-GCM");
   bench->add_option("--json", bo->json_path,
                     "write rows {suite, op, bytes, ns_per_frame, gbit_s, baseline_ns_per_frame, "
-                    "ratio} to FILE");
+                    "ratio} to FILE")
+      ->check(kOutputFile);
   bench->add_flag("--smoke", bo->smoke, "tiny run that only proves the benchmarks work");
-  bench->add_option("--min-time", bo->min_time, "seconds per benchmark (default 0.2)");
+  bench->add_option("--min-time", bo->min_time, "seconds per benchmark (default 0.2; 0.001..60)")
+      ->check(finite_in(0.001, 60));
   bench->callback([bo] { run_bench(*bo); });
 });
 

@@ -28,6 +28,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_checks.h"
 #include "command.h"
 #include "layersec/base/hex.h"
 #include "layersec/net/event_loop.h"
@@ -52,6 +53,7 @@ struct NodeOptions {
   std::string config;
   double duration_s = 0;  // 0 = until a signal
   bool json = false;
+  bool first_start = false;  // SecOC: create a missing state file (first provisioning)
   std::optional<std::uint64_t> seed;
 };
 
@@ -227,18 +229,39 @@ class Node {
   int start_secoc() {
     NodeSecoc& s = *cfg_.secoc;
     store_ = std::make_unique<secoc::FileStateStore>(s.state_file);
-    auto started = secoc::Engine::start(s.engine, *store_);
+    secoc::StartOptions so;
+    so.first_start = opts_.first_start;
+    so.now = freshness_clock_.now();
+    auto started = secoc::Engine::start(s.engine, *store_, so);
     if (!started) {
-      std::cerr << "layersec node: SecOC engine cannot start: "
-                << (started.error() == secoc::StartError::kStateStore
-                        ? "state file " + s.state_file + " cannot be read or written"
-                        : std::string("the trip counter is exhausted: install a new key"))
-                << "\n";
+      std::cerr << "layersec node: SecOC engine cannot start: ";
+      switch (started.error()) {
+        case secoc::StartError::kStateMissing:
+          std::cerr << "state file " << s.state_file
+                    << " is missing: a new trip counter would reuse freshness values under the same "
+                       "keys. If this is the node's first provisioning (new keys), start it once with "
+                       "--first-start";
+          break;
+        case secoc::StartError::kStateCorrupt:
+          std::cerr << "state file " << s.state_file << " is corrupt (" << store_->last_error()
+                    << "): restore it or provision new keys";
+          break;
+        case secoc::StartError::kStateStore:
+          std::cerr << store_->last_error();
+          break;
+        case secoc::StartError::kTripExhausted:
+          std::cerr << "the trip counter is exhausted: install a new key";
+          break;
+      }
+      std::cerr << "\n";
       return kExitStart;
     }
     engine_ = std::move(started.value());
+    std::cerr << "layersec node: SecOC trip counter " << engine_->trip() << " (state file "
+              << s.state_file << ")\n";
     for (NodeKey& k : s.keys) {
-      auto st = engine_->install_key(k.group, k.key_id, k.key, clock_.now());
+      // Freshness clock: key rollover expiry runs on the engine's one clock.
+      auto st = engine_->install_key(k.group, k.key_id, k.key, freshness_clock_.now());
       k.key.clear();  // the engine holds its own copy in its contexts
       if (!st.ok()) {
         std::cerr << "layersec node: key group '" << k.group_name << "' key id " << k.key_id
@@ -247,7 +270,9 @@ class Node {
       }
     }
     try {
-      runtime_->attach_secoc(*engine_, s.bindings);
+      // Freshness (sync time bound, timestamp freshness of SD) runs on the
+      // host's synchronised time, shared by every node (docs/node.md).
+      runtime_->attach_secoc(*engine_, s.bindings, &freshness_clock_);
     } catch (const std::invalid_argument& e) {
       std::cerr << "layersec node: " << opts_.config << ": $.secoc: " << e.what() << "\n";
       return kExitConfig;
@@ -508,6 +533,7 @@ class Node {
   NodeConfig cfg_;
   NodeOptions opts_;
   MonotonicClock clock_;
+  RealtimeClock freshness_clock_;
   net::EventLoop loop_;
   Printer printer_;
   TestCounters test_;
@@ -544,11 +570,17 @@ const CommandRegistration reg(60, [](CLI::App& root) {
   auto* cmd = root.add_subcommand(
       "node", "run a SOME/IP node (SD, methods, events, optional SecOC) from a JSON config (docs/node.md)");
   cmd->add_option("--config", opts->config, "node configuration (JSON, vsomeip-like)")->required();
+  // Finite and at most ~31 years: "nan" used to pass NonNegativeNumber and
+  // run forever; duration_s * 1e9 ns must fit the int64 deadline.
   cmd->add_option("--duration", opts->duration_s, "stop after SEC seconds (default: run until SIGINT/SIGTERM)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(finite_in(0, 1e9));
   cmd->add_flag("--json", opts->json, "one JSON object per line on stdout");
+  cmd->add_flag("--first-start", opts->first_start,
+                "SecOC first provisioning: create the state file if it is missing (without it a "
+                "missing state file is an error: a restarted trip counter would reuse freshness values)");
   auto seed = std::make_shared<std::uint64_t>(0);
-  cmd->add_option("--seed", *seed, "seed of the SD random delays (default: random)");
+  cmd->add_option("--seed", *seed, "seed of the SD random delays (default: random)")
+      ->check(whole_in(0, ~std::uint64_t{0}));
   cmd->callback([opts, seed, cmd] {
     NodeOptions o = *opts;
     if (cmd->count("--seed") > 0) o.seed = *seed;

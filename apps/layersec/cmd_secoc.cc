@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_checks.h"
 #include "command.h"
 #include "layersec/secoc/config.h"
 #include "layersec/secoc/simulation.h"
@@ -84,9 +85,11 @@ const CommandRegistration reg(40, [](CLI::App& root) {
   auto* cmd = bench_group(root).add_subcommand(
       "secoc", "SecOC protect/verify per profile beside bare OpenSSL MAC computations");
   cmd->add_option("--json", opts->json_path,
-                  "write rows {profile, op, bytes, ns_per_op, baseline_ns_per_op, ratio} to FILE");
+                  "write rows {profile, op, bytes, ns_per_op, baseline_ns_per_op, ratio} to FILE")
+      ->check(kOutputFile);
   cmd->add_flag("--smoke", opts->smoke, "tiny run that only proves the benchmarks work");
-  cmd->add_option("--min-time", opts->min_time, "seconds per benchmark (default 0.2)");
+  cmd->add_option("--min-time", opts->min_time, "seconds per benchmark (default 0.2)")
+      ->check(finite_in(0.001, 3600));
   cmd->add_option("--filter", opts->filter, "regex over profile names (profile1, vendor, ...)");
   cmd->callback([opts] { run_bench(*opts); });
   auto* sc = root.add_subcommand("secoc", "SecOC engine tools");

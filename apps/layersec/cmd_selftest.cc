@@ -15,7 +15,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <iostream>
 #include <memory>
@@ -25,7 +24,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_checks.h"
 #include "command.h"
+#include "layersec/base/file.h"
 #include "layersec/base/hex.h"
 #include "layersec/base/time.h"
 #include "layersec/crypto/aead.h"
@@ -114,10 +115,14 @@ class Selftest {
   std::filesystem::path testdata_;
 
   static json load(const std::filesystem::path& p) {
-    std::ifstream in(p);
-    if (!in) throw VectorFileError("cannot open " + p.string());
+    std::string text;
     try {
-      return json::parse(in);
+      text = read_regular_file(p.string(), 64 << 20);  // no FIFO hang, bounded
+    } catch (const FileError& e) {
+      throw VectorFileError(std::string("cannot read ") + e.what());
+    }
+    try {
+      return json::parse(text);
     } catch (const std::exception& e) {
       throw VectorFileError("malformed JSON in " + p.string() + ": " + e.what());
     }
@@ -535,9 +540,11 @@ struct Options {
 
 // Hidden cross-check against an independent Chaskey (see file comment).
 int run_chaskey_xcheck(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
-    std::cerr << "layersec selftest: cannot open " << path << "\n";
+  std::istringstream in;
+  try {
+    in.str(read_regular_file(path, 64 << 20));
+  } catch (const FileError& e) {
+    std::cerr << "layersec selftest: --chaskey-xcheck: " << e.what() << "\n";
     return 2;
   }
   std::string line;
@@ -616,10 +623,12 @@ int run(const Options& o) {
                     {"timed_operation", r.bench_what}});
   }
   if (!o.json_path.empty()) {
-    std::ofstream out(o.json_path);
-    out << rows.dump(2) << "\n";
-    if (!out) {
-      std::cerr << "layersec selftest: cannot write " << o.json_path << "\n";
+    try {
+      OutputFile out(o.json_path);  // no symlink followed; every write error reported
+      out.write(rows.dump(2) + "\n");
+      out.close();
+    } catch (const FileError& e) {
+      std::cerr << "layersec selftest: --json: " << e.what() << "\n";
       return 2;
     }
   }
@@ -630,11 +639,13 @@ int run(const Options& o) {
 const CommandRegistration reg(90, [](CLI::App& root) {
   auto opts = std::make_shared<Options>();
   auto* cmd = root.add_subcommand("selftest", "Known-answer self test of every crypto primitive, with throughput");
-  cmd->add_option("--vectors", opts->vectors, "folder of the shared vectors (default: ../shared/vectors)");
+  cmd->add_option("--vectors", opts->vectors, "folder of the shared vectors (default: ../shared/vectors)")
+      ->check(CLI::ExistingDirectory);
   cmd->add_option("--testdata", opts->testdata,
-                  "the repository's testdata folder (default: $LAYERSEC_SOURCE_DIR/testdata)");
-  cmd->add_option("--json", opts->json_path, "also write the results as JSON to FILE");
-  cmd->add_option("--chaskey-xcheck", opts->chaskey_xcheck, "")->group("");
+                  "the repository's testdata folder (default: $LAYERSEC_SOURCE_DIR/testdata)")
+      ->check(CLI::ExistingDirectory);
+  cmd->add_option("--json", opts->json_path, "also write the results as JSON to FILE")->check(kOutputFile);
+  cmd->add_option("--chaskey-xcheck", opts->chaskey_xcheck, "")->group("")->check(kRegularFile);
   cmd->callback([opts] { set_exit_code(run(*opts)); });
 });
 

@@ -4,7 +4,6 @@
 // checksums) for tshark, and run two SD nodes in simulated time writing their
 // SD traffic to a pcap.
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <iterator>
 #include <sstream>
@@ -14,7 +13,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_checks.h"
 #include "command.h"
+#include "layersec/base/file.h"
 #include "layersec/net/frame.h"
 #include "layersec/net/pcap.h"
 #include "layersec/base/hex.h"
@@ -259,12 +260,27 @@ void write_pcap(const std::string& path, const std::vector<Frame>& frames) {
   w->close();
 }
 
-std::string read_all(const std::string& arg) {
-  if (arg == "-") return std::string(std::istreambuf_iterator<char>(std::cin), {});
+// Largest "@FILE" or stdin input (a JSON service table or a datagram).
+constexpr std::size_t kMaxInput = 16 << 20;
+
+// "-" (stdin, bounded), "@FILE" (base/file.h: regular files only, bounded)
+// or the argument itself. `what` names the argument in errors.
+std::string read_all(const std::string& what, const std::string& arg) {
+  if (arg == "-") {
+    std::string text;
+    char buf[65536];
+    while (std::cin.read(buf, sizeof buf) || std::cin.gcount() > 0) {
+      text.append(buf, static_cast<std::size_t>(std::cin.gcount()));
+      if (text.size() > kMaxInput) throw std::runtime_error(what + ": stdin: larger than " + std::to_string(kMaxInput) + " bytes");
+    }
+    return text;
+  }
   if (!arg.empty() && arg[0] == '@') {
-    std::ifstream in(arg.substr(1));
-    if (!in) throw std::runtime_error("cannot read " + arg.substr(1));
-    return std::string(std::istreambuf_iterator<char>(in), {});
+    try {
+      return read_regular_file(arg.substr(1), kMaxInput);
+    } catch (const FileError& e) {
+      throw std::runtime_error(what + ": " + e.what());
+    }
   }
   return arg;
 }
@@ -453,7 +469,7 @@ const CommandRegistration kRegistration(900, [](CLI::App& root) {
   static std::string dec_hex;
   dec->add_option("hex", dec_hex, "datagram as hex, '-' for stdin")->required();
   dec->callback([] {
-    std::string text = read_all(dec_hex);
+    std::string text = read_all("hex", dec_hex);
     while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) text.pop_back();
     const auto bytes = from_hex(text);
     if (!bytes) throw std::runtime_error("bad hex");
@@ -464,7 +480,7 @@ const CommandRegistration kRegistration(900, [](CLI::App& root) {
   static std::string enc_json;
   enc->add_option("json", enc_json, "JSON text, @file or '-' for stdin")->required();
   enc->callback([] {
-    const json j = json::parse(read_all(enc_json));
+    const json j = json::parse(read_all("json", enc_json));
     if (j.contains("segment_size")) {
       // One message cut into SOME/IP-TP segments: one datagram (hex) per line.
       const json& m = j.at("messages").at(0);
@@ -491,7 +507,7 @@ const CommandRegistration kRegistration(900, [](CLI::App& root) {
   auto* pcap = cmd->add_subcommand("pcap", "Write datagrams into a pcap (Ethernet/IPv4/UDP)");
   static std::string pcap_out;
   static std::vector<std::string> pcap_frames;
-  pcap->add_option("--out", pcap_out, "pcap file")->required();
+  pcap->add_option("--out", pcap_out, "pcap file")->required()->check(kOutputFile);
   pcap->add_option("frames", pcap_frames, "SRC_IP:SPORT>DST_IP:DPORT=HEX per frame")->required();
   pcap->callback([] {
     std::vector<Frame> frames;
@@ -505,6 +521,8 @@ const CommandRegistration kRegistration(900, [](CLI::App& root) {
         const auto c = s.rfind(':');
         if (c == std::string::npos || !parse_ip_address(s.substr(0, c), a) || a.family != IpFamily::kV4)
           throw std::runtime_error("bad IPv4 endpoint: " + s);
+        if (const std::string why = check_whole_in(s.substr(c + 1), 1, 65535); !why.empty())
+          throw std::runtime_error("frame spec port: " + why);
         port = static_cast<std::uint16_t>(std::stoul(s.substr(c + 1)));
       };
       Frame f;
@@ -523,7 +541,7 @@ const CommandRegistration kRegistration(900, [](CLI::App& root) {
   rsp->add_option("--services", rsp_services, "JSON service table")->required();
   rsp->add_option("hex", rsp_hex, "datagram as hex")->required();
   rsp->callback([] {
-    const JsonServiceTable table(json::parse(read_all(rsp_services)));
+    const JsonServiceTable table(json::parse(read_all("--services", rsp_services)));
     const auto bytes = unhex(rsp_hex);
     std::cout << respond(table, bytes).dump() << "\n";
   });
@@ -570,9 +588,9 @@ const CommandRegistration kRegistration(900, [](CLI::App& root) {
   static std::string sim_out;
   static int sim_ms = 3500;
   static std::uint64_t sim_seed = 1;
-  sim->add_option("--out", sim_out, "pcap file")->required();
-  sim->add_option("--duration-ms", sim_ms, "simulated duration");
-  sim->add_option("--seed", sim_seed, "random seed for the initial delays");
+  sim->add_option("--out", sim_out, "pcap file")->required()->check(kOutputFile);
+  sim->add_option("--duration-ms", sim_ms, "simulated duration")->check(whole_in(1, 3'600'000));
+  sim->add_option("--seed", sim_seed, "random seed for the initial delays")->check(whole_in(0, ~std::uint64_t{0}));
   sim->callback([] { sd_simulation(sim_out, sim_ms, sim_seed); });
 });
 

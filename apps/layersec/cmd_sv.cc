@@ -4,6 +4,9 @@
 //   sv pcap    writes a merging unit's frames (any of the 8 profiles, any
 //              authentication scheme) to a classic pcap file that Wireshark
 //              dissects as `sv`; the offline counterpart of `sv publish`.
+//              Written through base/file.h's OutputFile: a symlink at the
+//              path is refused, every write and the final fsync/close are
+//              checked, and a failure names the path and exits non-zero.
 //   sv decode  reads a pcap through the Subscriber (decode, verify, supervise)
 //              and prints per-frame results and the stream counters.
 //   bench sv   per profile x scheme: MAC time, publisher per-frame processing
@@ -11,7 +14,7 @@
 //              verification, interarrival budget and margin, RSS; the "none"
 //              scheme is the baseline measured in the same run.
 //
-// Captures are written and read with the net module's libpcap wrappers.
+// Captures are read with the net module's libpcap wrapper.
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -38,6 +41,8 @@
 #include <nlohmann/json.hpp>
 
 #include "command.h"
+#include "cli_checks.h"
+#include "layersec/base/file.h"
 #include "layersec/base/hex.h"
 #include "layersec/base/keyfile.h"
 #include "layersec/base/secret.h"
@@ -69,11 +74,42 @@ std::vector<net::PcapRecord> read_pcap(const std::string& path) {
 
 // --- sv pcap -------------------------------------------------------------------
 
+// Most frames `sv pcap --frames` writes (96 kHz for 100 s; ~8 GB of 8-ASDU frames).
+constexpr std::uint64_t kMaxPcapFrames = 10'000'000;
+
 struct PcapOptions {
   std::string out;
-  std::size_t frames = 100;
+  std::uint64_t frames = 100;
   StreamOptions stream;
 };
+
+// Classic pcap (microsecond timestamps, LINKTYPE_ETHERNET): the 24-byte
+// global header, then a 16-byte record header per frame, all little-endian
+// (readers learn the byte order from the magic), whatever the host.
+void put_le32(std::uint8_t* p, std::uint32_t v) {
+  for (int i = 0; i < 4; ++i) p[i] = static_cast<std::uint8_t>(v >> (8 * i));
+}
+
+void write_pcap_header(OutputFile& out) {
+  std::array<std::uint8_t, 24> h{};
+  put_le32(h.data(), 0xA1B2C3D4);   // magic, microsecond timestamps
+  h[4] = 2;                         // version 2.4
+  h[6] = 4;
+  put_le32(h.data() + 16, 65535);   // snaplen
+  put_le32(h.data() + 20, 1);       // LINKTYPE_ETHERNET
+  out.write(ByteSpan(h));
+}
+
+void write_pcap_record(OutputFile& out, TimePoint t, ByteSpan frame) {
+  std::array<std::uint8_t, 16> h{};
+  const std::int64_t ns = std::max<std::int64_t>(t.ns(), 0);
+  put_le32(h.data(), static_cast<std::uint32_t>(ns / 1'000'000'000));
+  put_le32(h.data() + 4, static_cast<std::uint32_t>((ns % 1'000'000'000) / 1000));
+  put_le32(h.data() + 8, static_cast<std::uint32_t>(frame.size()));
+  put_le32(h.data() + 12, static_cast<std::uint32_t>(frame.size()));
+  out.write(ByteSpan(h));
+  out.write(frame);
+}
 
 void run_pcap(const PcapOptions& o) {
   const Profile p = need_profile(o.stream.profile);
@@ -83,20 +119,23 @@ void run_pcap(const PcapOptions& o) {
   if (c.security.scheme == Scheme::kNone) {
     pub = std::make_unique<Publisher>(c, p, start);
   } else {
-    pub = std::make_unique<Publisher>(c, p, start, file_key(o.stream));
+    KeyMaterial key = file_key(o.stream);
+    // The capture's timestamps are fixed, its frame counters are not: a
+    // second capture under the same key must not repeat the first's.
+    key.initial_counter = publisher_counter_base();
+    pub = std::make_unique<Publisher>(c, p, start, std::move(key));
   }
-  std::string why;
-  auto opened = net::PcapWriter::open(o.out, net::PcapPrecision::kMicro, Duration::zero(), &why);
-  if (!opened) throw std::runtime_error("cannot write " + o.out + ": " + why);
-  net::PcapWriter& w = *opened;
+  OutputFile out(o.out);  // FileError names the path (symlink, not regular, write or close failure)
+  write_pcap_header(out);
   std::vector<Sample> samples(p.asdus_per_frame * 8);
-  for (std::size_t k = 0; k < o.frames; ++k) {
+  for (std::uint64_t k = 0; k < o.frames; ++k) {
     fill_samples(samples, p.asdus_per_frame, k * p.asdus_per_frame, p.sample_rate_hz);
     const TimePoint t = pub->next_deadline();
     auto f = pub->build_next(samples);
     if (!f) throw std::runtime_error("publisher failed: " + std::string(to_string(pub->last_security_error())));
-    w.record(t, *f);
+    write_pcap_record(out, t, *f);
   }
+  out.close();
   std::cout << "wrote " << o.frames << " frames of profile " << p.name << " (" << p.sample_rate_hz << "/"
             << p.asdus_per_frame << ", " << pub->frame_template().size() << " bytes, auth "
             << scheme_name(c.security);
@@ -523,16 +562,18 @@ const CommandRegistration reg(40, [](CLI::App& root) {
   auto po = std::make_shared<PcapOptions>();
   auto* pcap = sv->add_subcommand("pcap", "write a publisher's frames to a classic pcap file (Wireshark: sv)");
   pcap->add_option("--out", po->out, "pcap file to write")->required();
-  pcap->add_option("--frames", po->frames, "number of frames (default 100)");
+  pcap->add_option("--frames", po->frames, "number of frames, 1.." + std::to_string(kMaxPcapFrames) + " (default 100)")
+      ->check(whole_in(1, kMaxPcapFrames));
   add_stream_options(pcap, po->stream, StreamRole::kSender);
   pcap->callback([po] { run_pcap(*po); });
 
   auto dopt = std::make_shared<DecodeOptions>();
   auto* dec = sv->add_subcommand("decode", "run a pcap through the subscriber (decode, verify, supervise)");
-  dec->add_option("--pcap", dopt->pcap, "pcap file")->required();
+  dec->add_option("--pcap", dopt->pcap, "pcap file")->required()->check(kRegularFile);
   add_stream_options(dec, dopt->stream, StreamRole::kReceiver);
   dec->add_flag("--json", dopt->json, "one JSON line per frame");
-  dec->add_option("--timeout-ms", dopt->timeout_ms, "stream timeout (default: four interarrival times)");
+  dec->add_option("--timeout-ms", dopt->timeout_ms, "stream timeout in ms, up to an hour (default: four interarrival times)")
+      ->check(finite_in(0, 3'600'000));
   dec->add_flag("--accept-simulated", dopt->accept_simulated, "deliver frames with the Simulate bit");
   dec->callback([dopt] { run_decode(*dopt); });
 
@@ -540,11 +581,14 @@ const CommandRegistration reg(40, [](CLI::App& root) {
   auto* bench = bench_group(root).add_subcommand(
       "sv", "SV publisher/subscriber per profile x scheme, beside the unsecured baseline");
   bench->add_option("--json", bo->json_path, "write {rows:[{profile, scheme, mac_ns, interarrival_us, p50_us, "
-                                             "p99_us, max_us, margin_p99, rss_kib, ...}], pacing:[...]} to FILE");
+                                             "p99_us, max_us, margin_p99, rss_kib, ...}], pacing:[...]} to FILE")
+      ->check(kOutputFile);  // refused before the (long) run, written through base/file.h
   bench->add_flag("--smoke", bo->smoke, "tiny run that only proves the benchmark works");
   bench->add_flag("--micro", bo->micro, "run the Google Benchmark micro-benchmarks (sv/...) instead");
-  bench->add_option("--frames", bo->frames, "frames per row (default 100000; smoke 500)");
-  bench->add_option("--pacing-seconds", bo->pacing_s, "paced-sending run per profile (default 0.5)");
+  bench->add_option("--frames", bo->frames, "frames per row, up to 10,000,000 (default 100000; smoke 500)")
+      ->check(whole_in(0, 10'000'000));
+  bench->add_option("--pacing-seconds", bo->pacing_s, "paced-sending run per profile, 0.001..60 s (default 0.5)")
+      ->check(finite_in(0.001, 60));
   bench->callback([bo] { run_bench(*bo); });
 });
 

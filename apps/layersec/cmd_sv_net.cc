@@ -39,7 +39,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_checks.h"
 #include "command.h"
+#include "layersec/base/file.h"
 #include "layersec/base/keyfile.h"
 #include "layersec/kex/kem.h"
 #include "layersec/net/io.h"
@@ -58,6 +60,10 @@ using namespace layersec::sv;
 using namespace layersec::app::svcli;
 
 // --- sv publish / sv subscribe (AF_PACKET on a real interface) -------------------
+
+// Longest --duration / --remove time any sv command accepts (about 115 days;
+// far inside int64 nanoseconds).
+constexpr double kMaxRunSeconds = 1e7;
 
 volatile std::sig_atomic_t g_stop = 0;
 void on_stop_signal(int) { g_stop = 1; }
@@ -119,15 +125,15 @@ TimePoint mono_of_wall(TimePoint w) {
 net::Ipv4Endpoint need_endpoint(const std::string& text) {
   const auto colon = text.rfind(':');
   std::optional<net::Ipv4Address> a;
-  unsigned long port = 0;
+  std::string port;
   if (colon != std::string::npos) {
     a = net::Ipv4Address::parse(text.substr(0, colon));
-    char* end = nullptr;
-    port = std::strtoul(text.c_str() + colon + 1, &end, 10);
-    if (end == nullptr || *end != '\0') a.reset();
+    port = text.substr(colon + 1);
   }
-  if (!a || port == 0 || port > 65535) throw std::runtime_error("expected ADDRESS:PORT, got " + text);
-  return net::Ipv4Endpoint{*a, static_cast<std::uint16_t>(port)};
+  if (!a || !check_whole_in(port, 1, 65535).empty()) {
+    throw std::runtime_error("expected ADDRESS:PORT (port 1..65535), got " + text);
+  }
+  return net::Ipv4Endpoint{*a, static_cast<std::uint16_t>(std::stoul(port))};
 }
 
 kex::KemScheme need_mlkem(const std::string& name) {
@@ -152,12 +158,11 @@ sv::kdc::StreamGroupConfig parse_stream_spec(const std::string& spec) {
   const auto f = split(spec, ',');
   if (f.size() != 5) throw std::runtime_error("--stream wants APPID,SVID,SCHEME,PUBLISHER,SUB1+SUB2: " + spec);
   sv::kdc::StreamGroupConfig g;
-  char* end = nullptr;
-  const unsigned long appid = std::strtoul(f[0].c_str(), &end, 0);
-  if (f[0].empty() || end == nullptr || *end != '\0' || appid > 0xFFFF) {
-    throw std::runtime_error("bad APPID in --stream " + spec);
+  if (const auto why = check_whole_in(f[0], 0, 0xFFFF); !why.empty()) {
+    throw std::runtime_error("--stream " + spec + ": APPID " + why);
   }
-  g.appid = static_cast<std::uint16_t>(appid);
+  const bool hex = f[0].size() > 2 && f[0][0] == '0' && (f[0][1] == 'x' || f[0][1] == 'X');
+  g.appid = static_cast<std::uint16_t>(std::stoul(f[0], nullptr, hex ? 16 : 10));
   g.sv_id = f[1];
   g.security = need_scheme(f[2]);
   g.publisher = f[3];
@@ -227,10 +232,11 @@ void run_kdc(const KdcOptions& o) {
   for (const auto& r : o.removals) {
     const auto at = r.find('@');
     if (at == std::string::npos) throw std::runtime_error("--remove wants ID@SECONDS: " + r);
-    char* end = nullptr;
-    const double secs = std::strtod(r.c_str() + at + 1, &end);
-    if (end == nullptr || *end != '\0' || !(secs >= 0)) throw std::runtime_error("--remove wants ID@SECONDS: " + r);
-    removals.push_back({r.substr(0, at), start + static_cast<std::int64_t>(secs * 1e9)});
+    const std::string secs = r.substr(at + 1);
+    if (const auto why = check_finite_in(secs, 0, kMaxRunSeconds); !why.empty()) {
+      throw std::runtime_error("--remove " + r + ": SECONDS " + why);
+    }
+    removals.push_back({r.substr(0, at), start + static_cast<std::int64_t>(std::stod(secs) * 1e9)});
   }
   int err = 0;
   auto opened = net::UdpSocket::open(need_endpoint(o.listen), {}, &err);
@@ -337,9 +343,10 @@ KdcLink kdc_connect(const std::string& endpoint, const std::string& id, const st
   if (id.empty() || dir.empty()) throw std::runtime_error("--kdc needs --id ID and --kdc-dir DIR");
   const kex::KemScheme kem = need_mlkem(kem_name);
   SecretBytes a = load_key_file(dir + "/" + id + ".id");
-  std::ifstream in(dir + "/kdc.pub", std::ios::binary);
-  std::vector<std::uint8_t> ek((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (!in.good() && !in.eof()) throw std::runtime_error("cannot read " + dir + "/kdc.pub");
+  // Regular file only, bounded (an ML-KEM-1024 key is 1,568 bytes): a FIFO
+  // or device here never blocks or exhausts memory; FileError names the path.
+  const std::string pub = read_regular_file(dir + "/kdc.pub", 64 * 1024);
+  std::vector<std::uint8_t> ek(pub.begin(), pub.end());
   KdcLink link;
   link.kdc = need_endpoint(endpoint);
   link.appid = appid;
@@ -398,23 +405,6 @@ KdcLink kdc_connect(const std::string& endpoint, const std::string& id, const st
   return link;
 }
 
-// Splits updates into the key in force now (highest key id already valid) and
-// the announced successor (if any).
-struct KdcKeys {
-  std::optional<sv::kdc::GroupKeyUpdate> current;
-  std::optional<sv::kdc::GroupKeyUpdate> next;
-};
-KdcKeys split_keys(std::vector<sv::kdc::GroupKeyUpdate>& updates) {
-  KdcKeys k;
-  const TimePoint now = wall_now();
-  for (auto& u : updates) {
-    auto& slot = u.valid_from <= now ? k.current : k.next;
-    if (!slot || slot->key.key_id < u.key.key_id) slot = std::move(u);
-  }
-  if (!k.current && k.next) std::swap(k.current, k.next);  // clocks disagree slightly: start with it
-  return k;
-}
-
 // Where a publisher or subscriber gets its keys from `sv kdc` (instead of --key).
 struct KdcClientOptions {
   std::string endpoint;  // ADDRESS:PORT of `sv kdc`; empty: keys from --key
@@ -461,7 +451,7 @@ void run_publish(const PublishOptions& o) {
     if (!o.stream.key_file.empty()) throw std::runtime_error("--kdc and --key exclude each other");
     std::vector<sv::kdc::GroupKeyUpdate> init;
     link.emplace(kdc_connect(o.kdc.endpoint, o.kdc.id, o.kdc.dir, o.kdc.kem, o.stream.appid, o.stream.sv_id, init));
-    auto keys = split_keys(init);
+    auto keys = sv::kdc::initial_keys(std::move(init), wall_now());
     c.security = keys.current->security;
     c.security.sender_id = o.stream.appid;
     key = std::move(keys.current->key);
@@ -469,12 +459,11 @@ void run_publish(const PublishOptions& o) {
   } else if (c.security.scheme != Scheme::kNone) {
     key = file_key(o.stream);
   }
-  if (key) {
-    // GMAC invocation counter: start at the wall-clock time in ns so a
-    // restarted publisher never reuses an IV under the same key (as long as
-    // the clock does not step back and fewer than 1e9 frames/s are sent).
-    key->initial_counter = static_cast<std::uint64_t>(clock_ns(CLOCK_REALTIME));
-  }
+  // The frame counter (every scheme; AES-GMAC's IV) starts at the wall-clock
+  // time in ns, so a restarted publisher never repeats one under the same
+  // key (docs/sv.md, "Freshness across restarts"). Keys the KDC sends later
+  // continue the same sequence (FrameSigner never goes back).
+  if (key) key->initial_counter = publisher_counter_base();
   net::PacketSocket sock = open_packet_socket(o.iface, 0x88BA, false);
   c.eth.src = sock.interface_mac().bytes;
   prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
@@ -626,7 +615,7 @@ void run_subscribe(const SubscribeOptions& o) {
     if (!o.stream.key_file.empty()) throw std::runtime_error("--kdc and --key exclude each other");
     std::vector<sv::kdc::GroupKeyUpdate> init;
     link.emplace(kdc_connect(o.kdc.endpoint, o.kdc.id, o.kdc.dir, o.kdc.kem, o.stream.appid, o.stream.sv_id, init));
-    auto keys = split_keys(init);
+    auto keys = sv::kdc::initial_keys(std::move(init), wall_now());
     s.security = keys.current->security;
     key = std::move(keys.current->key);
     announced = std::move(keys.next);
@@ -770,10 +759,13 @@ const CommandRegistration reg(42, [](CLI::App& root) {
   auto* pubc = sv->add_subcommand("publish", "merging unit: send a profile's frames on a real interface (AF_PACKET, root)");
   pubc->add_option("--iface", pubo->iface, "interface to send on")->required();
   add_stream_options(pubc, pubo->stream, StreamRole::kSender);
-  pubc->add_option("--duration", pubo->duration_s, "seconds to publish");
-  pubc->add_option("--count", pubo->count, "frames to send (stops at whichever of --count/--duration comes first)");
+  pubc->add_option("--duration", pubo->duration_s, "seconds to publish, 0..1e7 (0: --count alone)")
+      ->check(finite_in(0, kMaxRunSeconds));
+  pubc->add_option("--count", pubo->count, "frames to send, 0..1e12 (stops at whichever of --count/--duration comes first)")
+      ->check(whole_in(0, 1'000'000'000'000ULL));
   pubc->add_flag("--json", pubo->json, "print the final report as one JSON line");
-  pubc->add_option("--spin-us", pubo->spin_us, "wake this long before each deadline and spin (default 50)");
+  pubc->add_option("--spin-us", pubo->spin_us, "wake this long before each deadline and spin, 0..10000 us (default 50)")
+      ->check(finite_in(0, 10'000));
   pubc->add_flag("--realtime", pubo->realtime, "mlockall + SCHED_FIFO priority 80 (root); warns and goes on if refused");
   add_kdc_client_options(pubc, pubo->kdc);
   pubc->callback([pubo] { run_publish(*pubo); });
@@ -782,9 +774,12 @@ const CommandRegistration reg(42, [](CLI::App& root) {
   auto* subc = sv->add_subcommand("subscribe", "subscriber: receive, verify and supervise a stream on a real interface (AF_PACKET, root)");
   subc->add_option("--iface", subo->iface, "interface to receive on")->required();
   add_stream_options(subc, subo->stream, StreamRole::kReceiver);
-  subc->add_option("--duration", subo->duration_s, "seconds to run (default: until SIGINT/SIGTERM)");
-  subc->add_option("--interval", subo->interval_s, "seconds between reports (default 1)");
-  subc->add_option("--timeout-ms", subo->timeout_ms, "stream timeout (default 100)");
+  subc->add_option("--duration", subo->duration_s, "seconds to run, 0..1e7 (default 0: until SIGINT/SIGTERM)")
+      ->check(finite_in(0, kMaxRunSeconds));
+  subc->add_option("--interval", subo->interval_s, "seconds between reports, 0.001..86400 (default 1)")
+      ->check(finite_in(0.001, 86'400));
+  subc->add_option("--timeout-ms", subo->timeout_ms, "stream timeout, 0.001..3600000 ms (default 100)")
+      ->check(finite_in(0.001, 3'600'000));
   subc->add_flag("--json", subo->json, "JSON lines: {type: stats|final, streams:[{counters}], rejections, ...}");
   subc->add_flag("--accept-simulated", subo->accept_simulated, "deliver frames with the Simulate bit");
   subc->add_flag("--realtime", subo->realtime, "mlockall + SCHED_FIFO priority 70 (root); warns and goes on if refused");
@@ -798,9 +793,12 @@ const CommandRegistration reg(42, [](CLI::App& root) {
   kdcc->add_option("--stream", ko->streams, "APPID,SVID,SCHEME,PUBLISHER,SUB1+SUB2 (repeatable)")->required();
   kdcc->add_option("--remove", ko->removals, "ID@SECONDS: remove ID from its streams (rekey) after SECONDS");
   kdcc->add_option("--kem", ko->kem, "ml-kem-512, ml-kem-768 (default) or ml-kem-1024");
-  kdcc->add_option("--lifetime", ko->lifetime_s, "seconds each group key lives (default 3600)");
-  kdcc->add_option("--lead", ko->lead_s, "seconds a new key is distributed before use (default 2)");
-  kdcc->add_option("--duration", ko->duration_s, "seconds to run (default: until SIGINT/SIGTERM)");
+  kdcc->add_option("--lifetime", ko->lifetime_s, "seconds each group key lives, 0.01..1e7 (default 3600)")
+      ->check(finite_in(0.01, kMaxRunSeconds));
+  kdcc->add_option("--lead", ko->lead_s, "seconds a new key is distributed before use, 0..1e7, below --lifetime (default 2)")
+      ->check(finite_in(0, kMaxRunSeconds));
+  kdcc->add_option("--duration", ko->duration_s, "seconds to run, 0..1e7 (default 0: until SIGINT/SIGTERM)")
+      ->check(finite_in(0, kMaxRunSeconds));
   kdcc->callback([ko] { run_kdc(*ko); });
 });
 

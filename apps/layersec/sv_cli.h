@@ -19,6 +19,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "cli_checks.h"
 #include "layersec/base/keyfile.h"
 #include "layersec/base/secret.h"
 #include "layersec/sv/profiles.h"
@@ -32,10 +33,10 @@ using namespace layersec::sv;
 
 // --- keys ----------------------------------------------------------------------
 
-// Reads a key file (hex text or raw bytes). Refused unless only the owner can
-// read it (mode 0600 or stricter). The key is never printed; its id is.
+// Reads a key file (hex text, base/keyfile.h). Refused unless only the owner
+// can read it (mode 0600 or stricter). The key is never printed; its id is.
 inline SecretBytes load_key_file(const std::string& path) {
-  auto key = layersec::load_key_file(path);  // base/keyfile.h: 0600 owner-only, raw or hex
+  auto key = layersec::load_key_file(path);  // base/keyfile.h: 0600 owner-only, hex
   if (!key) throw std::runtime_error("key file " + path + ": " + std::string(to_string(key.error())));
   return std::move(key).value();
 }
@@ -46,6 +47,26 @@ inline KeyMaterial key_material(SecretBytes key, std::uint32_t key_id) {
   k.key = std::move(key);
   k.time_of_current_key = 0;
   return k;
+}
+
+// First frameCounter of a publisher run: the wall-clock time in ns (the
+// "fresh per-start value" of docs/sv.md). The counter then advances by one
+// per frame, so it stays below the wall clock in ns (at most 96,000 frames a
+// second against 10^9 ns), and a later run, which starts at a later wall
+// time, never repeats a value of an earlier one under the same key. Refused
+// when the clock is obviously unset (before 2020-01-01): then it says
+// nothing about earlier runs.
+inline std::uint64_t publisher_counter_base() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  const std::int64_t ns = static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+  constexpr std::int64_t k2020 = 1'577'836'800LL * 1'000'000'000LL;
+  if (ns < k2020) {
+    throw std::runtime_error("the wall clock reads " + std::to_string(ts.tv_sec) +
+                             " s since 1970 (before 2020): a secured publisher starts its frame counter at the "
+                             "wall-clock time so that a restart never repeats one; set the clock first");
+  }
+  return static_cast<std::uint64_t>(ns);
 }
 
 // Deterministic, plausible samples: a 50 Hz three-phase set (currents in mA,
@@ -89,6 +110,7 @@ struct StreamOptions {
   std::string auth = "none";
   std::string key_file;
   std::uint32_t key_id = 1;
+  std::uint32_t smp_cnt_wrap = 0;  // 0: the profile's default
   // sender only
   std::uint32_t conf_rev = 1;
   bool no_vlan = false;
@@ -98,23 +120,25 @@ struct StreamOptions {
 enum class StreamRole : std::uint8_t { kSender, kReceiver };
 
 inline void add_stream_options(CLI::App* cmd, StreamOptions& o, StreamRole role) {
+  const bool tx = role == StreamRole::kSender;
   cmd->add_option("--profile", o.profile, "profile name or RATE/ASDUS (default 4000/1)");
-  if (role == StreamRole::kSender) {
-    cmd->add_option("--sv-id", o.sv_id, "svID (default LAYERSEC01)");
-    cmd->add_option("--appid", o.appid, "APPID (default 0x4000 = 16384)");
-    cmd->add_option("--conf-rev", o.conf_rev, "confRev (default 1)");
+  cmd->add_option("--sv-id", o.sv_id, tx ? "svID (default LAYERSEC01)" : "expected svID");
+  cmd->add_option("--appid", o.appid, tx ? "APPID (default 0x4000 = 16384)" : "subscribed APPID")
+      ->check(whole_in(0, 0xFFFF));
+  cmd->add_option("--auth", o.auth,
+                  tx ? "none, hmac-sha256[-80|-128], aes-gmac-[64|128], blake2s, chaskey12-full, chaskey12-selective"
+                     : "expected authentication scheme (default none)");
+  cmd->add_option("--key", o.key_file, "key file (hex text, mode 0600)");
+  cmd->add_option("--key-id", o.key_id, tx ? "key id carried in the extension (default 1)" : "key id (default 1)")
+      ->check(whole_in(0, 0xFFFFFFFFu));
+  cmd->add_option("--smp-cnt-wrap", o.smp_cnt_wrap,
+                  tx ? "smpCnt wraps at N, 1..65536 (default: the sample rate, 65536 above 65536/s)"
+                     : "the publisher's smpCnt wrap, 1..65536 (default: the profile's, 65536 above 65536/s)")
+      ->check(whole_in(1, kMaxSmpCntWrap));
+  if (tx) {
+    cmd->add_option("--conf-rev", o.conf_rev, "confRev (default 1)")->check(whole_in(0, 0xFFFFFFFFu));
     cmd->add_flag("--no-vlan", o.no_vlan, "omit the 802.1Q priority tag");
     cmd->add_flag("--simulate", o.simulate, "set the Simulate bit");
-    cmd->add_option("--auth", o.auth,
-                    "none, hmac-sha256[-80|-128], aes-gmac-[64|128], blake2s, chaskey12-full, chaskey12-selective");
-    cmd->add_option("--key", o.key_file, "key file (hex or raw, mode 0600)");
-    cmd->add_option("--key-id", o.key_id, "key id carried in the extension (default 1)");
-  } else {
-    cmd->add_option("--sv-id", o.sv_id, "expected svID");
-    cmd->add_option("--appid", o.appid, "subscribed APPID");
-    cmd->add_option("--auth", o.auth, "expected authentication scheme (default none)");
-    cmd->add_option("--key", o.key_file, "key file (mode 0600)");
-    cmd->add_option("--key-id", o.key_id, "key id (default 1)");
   }
 }
 
@@ -127,6 +151,7 @@ inline StreamConfig stream_config(const StreamOptions& o, const Profile& p) {
   c.appid = o.appid;
   c.conf_rev = o.conf_rev;
   c.simulate = o.simulate;
+  c.smp_cnt_wrap = o.smp_cnt_wrap;
   c.security = need_scheme(o.auth);
   c.security.sender_id = o.appid;
   return c;
@@ -139,7 +164,11 @@ inline SubscriptionConfig subscription_config(const StreamOptions& o, const Prof
   s.appid = o.appid;
   s.sv_id = o.sv_id;
   s.asdus_per_frame = p.asdus_per_frame;
-  s.smp_cnt_wrap = p.smp_cnt_wrap();
+  s.smp_cnt_wrap = o.smp_cnt_wrap != 0 ? o.smp_cnt_wrap : p.smp_cnt_wrap();
+  if (s.smp_cnt_wrap < p.asdus_per_frame) {
+    throw std::runtime_error("--smp-cnt-wrap " + std::to_string(s.smp_cnt_wrap) + " is below the " +
+                             std::to_string(p.asdus_per_frame) + " ASDUs of a " + std::string(p.name) + " frame");
+  }
   s.security = need_scheme(o.auth);
   s.accept_simulated = accept_simulated;
   return s;
@@ -173,6 +202,7 @@ inline nlohmann::json counters_json(const StreamCounters& c) {
                         {"wrong_sv_id", c.wrong_sv_id},
                         {"bad_smp_cnt", c.bad_smp_cnt},
                         {"replayed_counter", c.replayed_counter},
+                        {"smp_cnt_resyncs", c.smp_cnt_resyncs},
                         {"key_changes", c.key_changes}};
 }
 

@@ -17,6 +17,7 @@ set -euo pipefail
 
 layersec="${1:?usage: $0 /path/to/layersec}"
 source "$(dirname "${BASH_SOURCE[0]}")/lib/netns.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/macsec.sh"
 netns_require macsec_rekey "network namespaces, TAP, AF_PACKET" ip openssl /usr/bin/python3
 py=/usr/bin/python3
 
@@ -34,7 +35,9 @@ chmod 0600 "$work"/*.key
 sci_a=0200007900010001
 sci_b=0200007900020001
 
-# write_config FILE ENCODING_AN "TX_SAS" PEER_SCI "RX_SAS"; SA lists as "an:key an:key".
+# write_config FILE ENCODING_AN "TX_SAS" PEER_SCI "RX_SAS"; SA lists as "an:key an:key";
+# "an:key:new" marks an SA whose key has never been used ("new_key": true), as
+# a reload that brings a key without PN state needs (docs/macsec_link.md).
 write_config() {
   local sas_json
   sa_list() {
@@ -42,7 +45,9 @@ write_config() {
     for e in $1; do
       [[ $first == 1 ]] || out+=", "
       first=0
-      out+="{ \"an\": ${e%%:*}, \"pn\": 1, \"key_file\": \"${e#*:}.key\" }"
+      local an="${e%%:*}" rest="${e#*:}" new=""
+      [[ "$rest" == *:new ]] && { new=', "new_key": true'; rest="${rest%:new}"; }
+      out+="{ \"an\": $an, \"pn\": 1, \"key_file\": \"$rest.key\"$new }"
     done
     echo "$out"
   }
@@ -61,19 +66,6 @@ JSON
 write_config "$work/a.json" 0 "0:a0" "$sci_b" "0:b0"
 write_config "$work/b.json" 0 "0:b0" "$sci_a" "0:a0"
 
-start_link() {  # ns lower name config tag
-  ip netns exec "$1" "$layersec" macsec up --link "$2" --name "$3" --config "$4" \
-    >"$work/$5.out" 2>"$work/$5.err" &
-  local pid=$!
-  pids+=("$pid")
-  last_pid=$pid
-  for _ in $(seq 100); do
-    if ip -n "$1" link show "$3" 2>/dev/null | grep -q "UP"; then return 0; fi
-    kill -0 "$pid" 2>/dev/null || fail "layersec macsec up ($5) exited: $(cat "$work/$5.err")"
-    sleep 0.05
-  done
-  fail "MACsec interface $3 did not come up"
-}
 # wait_line FILE PATTERN: waits (up to 10 s) until a line of FILE matches.
 wait_line() {
   for _ in $(seq 200); do
@@ -84,8 +76,8 @@ wait_line() {
 }
 count_lines() { grep -c -- "$2" "$1" 2>/dev/null || true; }
 
-start_link "$nsa" "$va" "$ma" "$work/a.json" a; pid_a=$last_pid
-start_link "$nsb" "$vb" "$mb" "$work/b.json" b; pid_b=$last_pid
+start_link "$nsa" "$va" "$ma" "$work/a.json" a --new-key; pid_a=$last_pid
+start_link "$nsb" "$vb" "$mb" "$work/b.json" b --new-key; pid_b=$last_pid
 ip -n "$nsa" addr add 10.79.0.1/24 dev "$ma"
 ip -n "$nsb" addr add 10.79.0.2/24 dev "$mb"
 
@@ -122,8 +114,8 @@ echo_round 5 "before any switch"
 echo "ok: UDP over MACsec with AN 0"
 
 # 1. install AN 1 everywhere, keep transmitting on AN 0.
-write_config "$work/a.json" 0 "0:a0 1:a1" "$sci_b" "0:b0 1:b1"
-write_config "$work/b.json" 0 "0:b0 1:b1" "$sci_a" "0:a0 1:a1"
+write_config "$work/a.json" 0 "0:a0 1:a1:new" "$sci_b" "0:b0 1:b1:new"
+write_config "$work/b.json" 0 "0:b0 1:b1:new" "$sci_a" "0:a0 1:a1:new"
 kill -HUP "$pid_a"; kill -HUP "$pid_b"
 wait_line "$work/a.out" '"event":"reload"'
 wait_line "$work/b.out" '"event":"reload"'
@@ -186,7 +178,7 @@ echo "ok: exit statistics per SC/SA (AN 0 retired, AN 1 carrying traffic, nothin
 # The kernel back end fails clearly where the kernel has no macsec driver.
 write_config "$work/k.json" 0 "0:a0" "$sci_b" "0:b0"
 ip netns exec "$nsa" "$layersec" macsec up --backend kernel --link "$va" --name "lsrk$id" \
-  --config "$work/k.json" >"$work/kernel.out" 2>&1 </dev/null &
+  --config "$work/k.json" --new-key >"$work/kernel.out" 2>&1 </dev/null &
 kpid=$!
 pids+=("$kpid")
 sleep 1
@@ -197,6 +189,6 @@ else
   if wait "$kpid"; then fail "--backend kernel exited 0 without a driver"; fi
   grep -q "Unknown device type" "$work/kernel.out" || fail "unclear kernel back end error: $(cat "$work/kernel.out")"
   ip -n "$nsa" link show "lsrk$id" >/dev/null 2>&1 && fail "kernel back end left a device behind"
-  echo "ok: --backend kernel: $(head -n1 "$work/kernel.out")"
+  echo "ok: --backend kernel: $(grep -m1 "kernel back end" "$work/kernel.out")"
 fi
 echo "PASS"

@@ -15,6 +15,7 @@ set -euo pipefail
 
 layersec="${1:?usage: $0 /path/to/layersec}"
 source "$(dirname "${BASH_SOURCE[0]}")/lib/netns.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/macsec.sh"
 netns_require macsec_tap_udp "network namespaces, TAP, AF_PACKET" ip iperf3 dumpcap tshark openssl /usr/bin/python3
 py=/usr/bin/python3
 
@@ -34,10 +35,11 @@ openssl rand -hex 16 >"$work/wrong.key"
 chmod 0600 "$work"/*.key
 sci_a=0200007800010001
 sci_b=0200007800020001
-write_config() {  # file tx_key rx_key peer_sci
+write_config() {  # file tx_key rx_key peer_sci pn_state_file
   cat >"$1" <<JSON
 {
   "cipher_suite": "GCM-AES-128",
+  "pn_state_file": "$5",
   "port": 1,
   "validate_frames": "strict",
   "replay_protect": true,
@@ -47,13 +49,15 @@ write_config() {  # file tx_key rx_key peer_sci
 }
 JSON
 }
-write_config "$work/a.json" a.key b.key "$sci_b"
-write_config "$work/b.json" b.key a.key "$sci_a"
-write_config "$work/bad.json" b.key wrong.key "$sci_a"
+# B and its wrong-key restart share one PN state file: b.key resumes after
+# its PNs, and only wrong.key is new.
+write_config "$work/a.json" a.key b.key "$sci_b" a.pn-state
+write_config "$work/b.json" b.key a.key "$sci_a" b.pn-state
+write_config "$work/bad.json" b.key wrong.key "$sci_a" b.pn-state
 
 # A group-readable key file is refused, naming the JSON path.
 cp "$work/a.key" "$work/loose.key"; chmod 0644 "$work/loose.key"
-write_config "$work/loose.json" loose.key b.key "$sci_b"
+write_config "$work/loose.json" loose.key b.key "$sci_b" loose.pn-state
 if ip netns exec "$nsa" "$layersec" macsec up --link "$va" --name "$ma" --config "$work/loose.json" \
   >"$work/loose.out" 2>&1; then
   fail "a key file with mode 0644 was accepted"
@@ -61,29 +65,6 @@ fi
 grep -q "/tx/sas/0/key_file" "$work/loose.out" || fail "key file error does not name the JSON path: $(cat "$work/loose.out")"
 echo "ok: key file with mode 0644 refused: $(head -n1 "$work/loose.out")"
 
-start_link() {  # ns lower name config tag
-  ip netns exec "$1" "$layersec" macsec up --link "$2" --name "$3" --config "$4" \
-    >"$work/$5.out" 2>"$work/$5.err" &
-  local pid=$!
-  pids+=("$pid")
-  last_pid=$pid
-  for _ in $(seq 100); do
-    if ip -n "$1" link show "$3" 2>/dev/null | grep -q "UP"; then return 0; fi
-    kill -0 "$pid" 2>/dev/null || fail "layersec macsec up ($5) exited: $(cat "$work/$5.err")"
-    sleep 0.05
-  done
-  fail "MACsec interface $3 did not come up"
-}
-stop_link() {  # pid
-  kill -TERM "$1"
-  wait "$1" || fail "layersec macsec up (pid $1) exited with an error"
-}
-stat_of() {  # file dotted.path
-  "$py" -c 'import json,sys
-j=json.load(open(sys.argv[1]))
-for k in sys.argv[2].split("."): j=j[k]
-print(j)' "$1" "$2"
-}
 
 
 # UDP round trips (no ping binary here): an echo server and a client that
@@ -116,8 +97,8 @@ udp_echo() {  # client_ns server_ns server_ip count -> prints replies
   wait "$srv" || true
 }
 
-start_link "$nsa" "$va" "$ma" "$work/a.json" a; pid_a=$last_pid
-start_link "$nsb" "$vb" "$mb" "$work/b.json" b; pid_b=$last_pid
+start_link "$nsa" "$va" "$ma" "$work/a.json" a --new-key; pid_a=$last_pid
+start_link "$nsb" "$vb" "$mb" "$work/b.json" b --new-key; pid_b=$last_pid
 ip -n "$nsa" addr add 10.79.0.1/24 dev "$ma"
 ip -n "$nsb" addr add 10.79.0.2/24 dev "$mb"
 mtu_a="$(ip -n "$nsa" -o link show "$ma" | sed -n 's/.* mtu \([0-9]*\).*/\1/p')"
@@ -197,7 +178,7 @@ ok_b="$(stat_of "$work/b.out" secy.InPktsOK)"
 echo "ok: peer B stats: InPktsOK $ok_b, delivered $(stat_of "$work/b.out" link.rx_delivered)"
 
 # Negative: B comes back with the wrong receive key for A's SC.
-start_link "$nsb" "$vb" "$mb" "$work/bad.json" bad; pid_bad=$last_pid
+start_link "$nsb" "$vb" "$mb" "$work/bad.json" bad --new-key; pid_bad=$last_pid
 ip -n "$nsb" addr add 10.79.0.2/24 dev "$mb"
 rm -f "$work/udp.rx"
 ip netns exec "$nsb" "$py" -c "$recv_py" 10.79.0.2 5555 2 "$work/udp.rx" &
@@ -209,12 +190,17 @@ wait "$rx_pid" || true
 replies="$(udp_echo "$nsa" "$nsb" 10.79.0.2 2)"
 [[ "$replies" == 0 ]] || fail "UDP echo answered by a peer with the wrong key"
 
-# Clear frames on the veth (addresses on the veth itself, UDP across it):
-# the links drop and count them, nothing reaches the MACsec interfaces.
+# Clear frames on the veth (addresses put on the veth itself while the links
+# run, UDP across it): the lower links carry nothing but MACsec
+# (docs/macsec_link.md, "lower link"), so no echo comes back; the links
+# still see and count the clear frames (AF_PACKET taps them before the
+# ingress filter).
 ip -n "$nsa" addr add 10.80.0.1/24 dev "$va"
 ip -n "$nsb" addr add 10.80.0.2/24 dev "$vb"
+ip -n "$nsa" neigh replace 10.80.0.2 lladdr 02:00:00:78:00:02 dev "$va" nud permanent
 replies="$(udp_echo "$nsa" "$nsb" 10.80.0.2 2)"
-[[ "$replies" == 2 ]] || fail "plain UDP echo across the veth failed ($replies of 2)"
+[[ "$replies" == 0 ]] || fail "plain UDP echo across the veth answered ($replies of 2) while the MACsec links run"
+ip -n "$nsa" neigh del 10.80.0.2 dev "$va"
 sleep 0.2
 
 stop_link "$pid_bad"

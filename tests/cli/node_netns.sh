@@ -29,12 +29,13 @@ ip -n "$NS_B" addr add 10.77.0.2/24 dev eth0
 # 6 s started 0.5 s later) and leaves NAME.server.{out,err}, NAME.client.{out,err}.
 run_pair() {
   local name="$1" server_cfg="$2" client_cfg="$3"
-  ip netns exec "$NS_A" "$LS" node --config "$server_cfg" --json --duration 7 --seed 1 \
+  # --first-start: the state files are new (first provisioning of these keys).
+  ip netns exec "$NS_A" "$LS" node --config "$server_cfg" --json --duration 7 --seed 1 --first-start \
     >"$work/$name.server.out" 2>"$work/$name.server.err" &
   local sp=$!
   pids+=("$sp")
   sleep 0.5
-  ip netns exec "$NS_B" "$LS" node --config "$client_cfg" --json --duration 6 --seed 2 \
+  ip netns exec "$NS_B" "$LS" node --config "$client_cfg" --json --duration 6 --seed 2 --first-start \
     >"$work/$name.client.out" 2>"$work/$name.client.err" &
   local cp=$!
   pids+=("$cp")

@@ -24,7 +24,7 @@ check() {  # profile asdus frames vlan auth key
 import sys
 path, asdus, frames, vlan, auth, profile = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6]
 wrap = int(profile.split("/")[0])
-if wrap > 65536: wrap //= 2
+if wrap > 65536: wrap = 65536  # 16-bit smpCnt: the default wrap above 65536/s
 lines = [l.rstrip("\n") for l in open(path) if l.strip()]
 assert len(lines) == frames, (profile, auth, len(lines))
 cnt = 0

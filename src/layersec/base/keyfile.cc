@@ -6,8 +6,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <climits>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 
 namespace layersec {
@@ -29,7 +32,7 @@ std::string_view to_string(KeyFileError e) {
     case KeyFileError::kEmpty:
       return "key file is empty";
     case KeyFileError::kBadFormat:
-      return "key file is not valid hex";
+      return "key file is not hex text (one encoding: hex digits, whitespace and # comments)";
     case KeyFileError::kWrongSize:
       return "key in key file has the wrong size";
     case KeyFileError::kReadFailed:
@@ -38,6 +41,8 @@ std::string_view to_string(KeyFileError e) {
       return "destination file already exists";
     case KeyFileError::kWriteFailed:
       return "key file could not be written";
+    case KeyFileError::kUnsafeDirectory:
+      return "a directory on the key file's path is writable by group or others, or owned by another user";
   }
   return "unknown key file error";
 }
@@ -65,43 +70,141 @@ class Fd {
   int fd_;
 };
 
+void set(std::string* out, std::string text) {
+  if (out != nullptr) *out = std::move(text);
+}
+
+std::string octal_mode(mode_t m) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%04o", static_cast<unsigned>(m & 07777));
+  return buf;
+}
+
+std::string dir_of(const std::string& path) {
+  const auto slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+std::string base_of(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
 // Checks the stat of an opened key file.
-Status<KeyFileError> check_stat(const struct stat& st) {
+Status<KeyFileError> check_stat(const struct stat& st, std::string* detail) {
   if (!S_ISREG(st.st_mode)) return Err(KeyFileError::kNotRegularFile);
-  if ((st.st_mode & 0077) != 0) return Err(KeyFileError::kInsecureMode);
-  if (st.st_uid != ::geteuid() && st.st_uid != 0) return Err(KeyFileError::kWrongOwner);
-  if (static_cast<std::uint64_t>(st.st_size) > kMaxKeyFileSize) return Err(KeyFileError::kTooLarge);
+  if ((st.st_mode & 0077) != 0) {
+    set(detail, "mode " + octal_mode(st.st_mode) + "; 0600 or 0400 needed");
+    return Err(KeyFileError::kInsecureMode);
+  }
+  if (st.st_uid != ::geteuid() && st.st_uid != 0) {
+    set(detail, "owned by uid " + std::to_string(st.st_uid) + ", not root or uid " +
+                    std::to_string(::geteuid()));
+    return Err(KeyFileError::kWrongOwner);
+  }
+  if (static_cast<std::uint64_t>(st.st_size) > kMaxKeyFileSize) {
+    set(detail, std::to_string(st.st_size) + " bytes; at most " + std::to_string(kMaxKeyFileSize));
+    return Err(KeyFileError::kTooLarge);
+  }
   return Status<KeyFileError>::success();
+}
+
+// The directory rule of keyfile.h (OpenSSH safe_path(), plus sticky
+// directories): every directory of the resolved path `real_dir`, from itself
+// up to "/", owned by root or us and not writable by group or others unless
+// sticky. real_dir comes from realpath(3), so it contains no symlink; lstat
+// still refuses one in case a component was swapped after the resolution.
+Status<KeyFileError> check_directories(const std::string& real_dir, std::string* detail) {
+  std::string d = real_dir;
+  for (;;) {
+    struct stat st {};
+    if (::lstat(d.c_str(), &st) != 0) {
+      set(detail, "directory " + d + ": " + std::strerror(errno));
+      return Err(KeyFileError::kReadFailed);
+    }
+    if (!S_ISDIR(st.st_mode)) {
+      set(detail, d + " is no longer a directory (changed while being checked)");
+      return Err(KeyFileError::kUnsafeDirectory);
+    }
+    if (st.st_uid != 0 && st.st_uid != ::geteuid()) {
+      set(detail, "directory " + d + " is owned by uid " + std::to_string(st.st_uid) +
+                      ", not root or uid " + std::to_string(::geteuid()));
+      return Err(KeyFileError::kUnsafeDirectory);
+    }
+    if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0 && (st.st_mode & S_ISVTX) == 0) {
+      set(detail, "directory " + d + " is writable by " +
+                      ((st.st_mode & S_IWOTH) != 0 ? "others" : "its group") + " (mode " +
+                      octal_mode(st.st_mode) + ", no sticky bit)");
+      return Err(KeyFileError::kUnsafeDirectory);
+    }
+    if (d == "/") break;
+    d = dir_of(d);
+  }
+  return Status<KeyFileError>::success();
+}
+
+// The key's directory resolved and checked; returns "<resolved dir>/<name>".
+Result<std::string, KeyFileError> safe_real_path(const std::string& path, bool for_write,
+                                                 std::string* detail) {
+  const std::string dir = dir_of(path);
+  char buf[PATH_MAX];
+  if (::realpath(dir.c_str(), buf) == nullptr) {
+    const int e = errno;
+    set(detail, "directory " + dir + ": " + std::strerror(e));
+    if (for_write) return Err(KeyFileError::kWriteFailed);
+    return Err(e == ENOENT || e == ENOTDIR ? KeyFileError::kNotFound : KeyFileError::kReadFailed);
+  }
+  const std::string real_dir(buf);
+  struct stat st {};
+  if (::stat(real_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {  // e.g. "FIFO/k"
+    set(detail, dir + ": not a directory");
+    return Err(for_write ? KeyFileError::kWriteFailed : KeyFileError::kNotFound);
+  }
+  if (auto s = check_directories(real_dir, detail); !s.ok()) return Err(s.error());
+  return real_dir == "/" ? "/" + base_of(path) : real_dir + "/" + base_of(path);
 }
 
 // lstat-level checks that give the precise reason for links and missing files.
-Status<KeyFileError> check_path(const std::string& path) {
+Status<KeyFileError> check_path(const std::string& path, std::string* detail) {
   struct stat lst {};
   if (::lstat(path.c_str(), &lst) != 0) {
-    if (errno == ENOENT || errno == ENOTDIR) return Err(KeyFileError::kNotFound);
+    const int e = errno;
+    set(detail, e == ENOTDIR ? dir_of(path) + ": not a directory" : std::strerror(e));
+    if (e == ENOENT || e == ENOTDIR) return Err(KeyFileError::kNotFound);
     return Err(KeyFileError::kReadFailed);
   }
   if (S_ISLNK(lst.st_mode)) return Err(KeyFileError::kSymlink);
-  if (!S_ISREG(lst.st_mode)) return Err(KeyFileError::kNotRegularFile);
+  if (!S_ISREG(lst.st_mode)) {
+    set(detail, S_ISDIR(lst.st_mode) ? "a directory" : S_ISFIFO(lst.st_mode) ? "a FIFO"
+                : (S_ISCHR(lst.st_mode) || S_ISBLK(lst.st_mode)) ? "a device" : "a socket");
+    return Err(KeyFileError::kNotRegularFile);
+  }
   return Status<KeyFileError>::success();
 }
 
-// Opens without following links and without blocking on FIFOs, then checks
-// the descriptor itself.
-Result<int, KeyFileError> open_checked(const std::string& path) {
-  if (auto s = check_path(path); !s.ok()) return Err(s.error());
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+// Checks the path and its directories, opens the resolved path without
+// following links and without blocking on FIFOs, then checks the descriptor.
+Result<int, KeyFileError> open_checked(const std::string& path, std::string* detail) {
+  if (auto s = check_path(path, detail); !s.ok()) return Err(s.error());
+  auto real = safe_real_path(path, /*for_write=*/false, detail);
+  if (!real.ok()) return Err(real.error());
+  const int fd = ::open(real->c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) {
-    if (errno == ELOOP) return Err(KeyFileError::kSymlink);
-    if (errno == ENOENT) return Err(KeyFileError::kNotFound);
+    const int e = errno;
+    set(detail, std::strerror(e));
+    if (e == ELOOP) return Err(KeyFileError::kSymlink);
+    if (e == ENOENT) return Err(KeyFileError::kNotFound);
     return Err(KeyFileError::kReadFailed);
   }
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
+    set(detail, std::strerror(errno));
     ::close(fd);
     return Err(KeyFileError::kReadFailed);
   }
-  if (auto s = check_stat(st); !s.ok()) {
+  if (auto s = check_stat(st, detail); !s.ok()) {
     ::close(fd);
     return Err(s.error());
   }
@@ -120,11 +223,18 @@ bool is_space(std::uint8_t c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }
 
-// Counts hex digits of a hex-format key file; -1 if it is not hex format.
-long hex_digit_count(ByteSpan text) {
+// Counts the hex digits of a key file in the hex format; -1 (and a detail
+// naming the position or the count, never a byte value) if it is not one.
+long hex_digit_count(ByteSpan text, std::string* detail) {
   long digits = 0;
   bool comment = false;
+  std::size_t line = 1, column = 0;
   for (const std::uint8_t c : text) {
+    ++column;
+    if (c == '\n') {
+      ++line;
+      column = 0;
+    }
     if (comment) {
       if (c == '\n') comment = false;
       continue;
@@ -134,10 +244,17 @@ long hex_digit_count(ByteSpan text) {
     } else if (is_hex_digit(c)) {
       ++digits;
     } else if (!is_space(c)) {
+      set(detail, "found a byte that is not a hex digit, whitespace or a # comment at line " +
+                      std::to_string(line) + ", column " + std::to_string(column) +
+                      " (raw binary keys are not read: store the key as hex, e.g. xxd -p)");
       return -1;
     }
   }
-  return (digits % 2 == 0) ? digits : -1;
+  if (digits % 2 != 0) {
+    set(detail, "found an odd number of hex digits (" + std::to_string(digits) + ")");
+    return -1;
+  }
+  return digits;
 }
 
 // Decodes a hex-format file straight into a SecretBytes (no copies left behind).
@@ -181,15 +298,13 @@ bool write_all(int fd, ByteSpan data) {
   return true;
 }
 
-std::string dir_of(const std::string& path) {
-  const auto slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  if (slash == 0) return "/";
-  return path.substr(0, slash);
-}
-
-Status<KeyFileError> write_atomic(const std::string& path, ByteSpan data, bool overwrite,
-                                  mode_t mode) {
+Status<KeyFileError> write_atomic(const std::string& requested, ByteSpan data, bool overwrite,
+                                  mode_t mode, std::string* detail) {
+  // The destination directory must be safe to keep a key in (keyfile.h);
+  // the resolved path is used from here on.
+  auto real = safe_real_path(requested, /*for_write=*/true, detail);
+  if (!real.ok()) return Err(real.error() == KeyFileError::kReadFailed ? KeyFileError::kWriteFailed : real.error());
+  const std::string& path = *real;
   if (!overwrite) {
     struct stat st {};
     if (::lstat(path.c_str(), &st) == 0) return Err(KeyFileError::kExists);
@@ -208,25 +323,31 @@ Status<KeyFileError> write_atomic(const std::string& path, ByteSpan data, bool o
     std::snprintf(suffix, sizeof suffix, ".tmp.%016llx", static_cast<unsigned long long>(nonce));
     tmp = path + suffix;
     fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0 && errno != EEXIST) return Err(KeyFileError::kWriteFailed);
+    if (fd < 0 && errno != EEXIST) {
+      set(detail, tmp + ": " + std::strerror(errno));
+      return Err(KeyFileError::kWriteFailed);
+    }
   }
   if (fd < 0) return Err(KeyFileError::kWriteFailed);
   Fd guard(fd);
   bool ok = ::fchmod(fd, mode) == 0;  // umask may have narrowed 0600/0644
   ok = ok && write_all(fd, data);
   ok = ok && ::fsync(fd) == 0;
+  const int write_errno = errno;
   ok = guard.close_checked() && ok;
   if (ok) {
     const int rc = overwrite ? ::rename(tmp.c_str(), path.c_str())
                              : ::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, path.c_str(),
                                            RENAME_NOREPLACE);
     if (rc != 0) {
-      const bool exists = errno == EEXIST;
+      const int e = errno;
       ::unlink(tmp.c_str());
-      return Err(exists ? KeyFileError::kExists : KeyFileError::kWriteFailed);
+      set(detail, std::strerror(e));
+      return Err(e == EEXIST ? KeyFileError::kExists : KeyFileError::kWriteFailed);
     }
   } else {
     ::unlink(tmp.c_str());
+    set(detail, std::strerror(write_errno));
     return Err(KeyFileError::kWriteFailed);
   }
   // Make the rename durable.
@@ -241,15 +362,21 @@ Status<KeyFileError> write_atomic(const std::string& path, ByteSpan data, bool o
 
 }  // namespace
 
-Status<KeyFileError> check_key_file(const std::string& path) {
-  auto fd = open_checked(path);
+std::string key_file_message(const std::string& path, KeyFileError e, const std::string& detail) {
+  std::string m = path + ": " + std::string(to_string(e));
+  if (!detail.empty()) m += ": " + detail;
+  return m;
+}
+
+Status<KeyFileError> check_key_file(const std::string& path, std::string* detail) {
+  auto fd = open_checked(path, detail);
   if (!fd.ok()) return Err(fd.error());
   ::close(fd.value());
   return Status<KeyFileError>::success();
 }
 
-Result<SecretBytes, KeyFileError> read_secret_file(const std::string& path) {
-  auto opened = open_checked(path);
+Result<SecretBytes, KeyFileError> read_secret_file(const std::string& path, std::string* detail) {
+  auto opened = open_checked(path, detail);
   if (!opened.ok()) return Err(opened.error());
   Fd fd(opened.value());
   // Read up to one byte past the limit so a file that grew after fstat is
@@ -260,6 +387,7 @@ Result<SecretBytes, KeyFileError> read_secret_file(const std::string& path) {
     const ssize_t r = ::read(fd.get(), buf.data() + n, buf.size() - n);
     if (r < 0) {
       if (errno == EINTR) continue;
+      set(detail, std::string("read failed: ") + std::strerror(errno));
       return Err(KeyFileError::kReadFailed);
     }
     if (r == 0) break;
@@ -270,48 +398,36 @@ Result<SecretBytes, KeyFileError> read_secret_file(const std::string& path) {
   return SecretBytes(buf.span().first(n));
 }
 
-Result<SecretBytes, KeyFileError> load_key_file(const std::string& path, KeyFileOptions options) {
-  auto contents = read_secret_file(path);
+Result<SecretBytes, KeyFileError> load_key_file(const std::string& path, KeyFileOptions options,
+                                                std::string* detail) {
+  auto contents = read_secret_file(path, detail);
   if (!contents.ok()) return Err(contents.error());
   const ByteSpan text = contents->span();
-  const long digits = hex_digit_count(text);
-
-  bool as_hex = false;
-  switch (options.format) {
-    case KeyFileFormat::kRaw:
-      as_hex = false;
-      break;
-    case KeyFileFormat::kHex:
-      if (digits < 0) return Err(KeyFileError::kBadFormat);
-      as_hex = true;
-      break;
-    case KeyFileFormat::kAuto:
-      if (digits < 0) {
-        as_hex = false;
-      } else if (options.expected_size != 0) {
-        // Prefer the reading that yields the expected size.
-        as_hex = static_cast<std::size_t>(digits) / 2 == options.expected_size ||
-                 text.size() != options.expected_size;
-      } else {
-        as_hex = true;
-      }
-      break;
+  // KeyFileFormat::kHex is the only encoding (keyfile.h).
+  const long digits = hex_digit_count(text, detail);
+  if (digits < 0) return Err(KeyFileError::kBadFormat);
+  if (digits == 0) {
+    set(detail, "found no hex digits (only whitespace or comments)");
+    return Err(KeyFileError::kEmpty);
   }
-  SecretBytes key = as_hex ? decode_hex(text, static_cast<std::size_t>(digits))
-                           : std::move(contents).value();
-  if (key.empty()) return Err(KeyFileError::kEmpty);
+  SecretBytes key = decode_hex(text, static_cast<std::size_t>(digits));
   if (options.expected_size != 0 && key.size() != options.expected_size) {
+    set(detail, "found " + std::to_string(key.size()) + " bytes (" + std::to_string(digits) +
+                    " hex digits), expected " + std::to_string(options.expected_size) + " bytes (" +
+                    std::to_string(2 * options.expected_size) + " hex digits)");
     return Err(KeyFileError::kWrongSize);
   }
   return key;
 }
 
-Status<KeyFileError> write_key_file(const std::string& path, ByteSpan data, bool overwrite) {
+Status<KeyFileError> write_key_file(const std::string& path, ByteSpan data, bool overwrite,
+                                    std::string* detail) {
   if (data.empty()) return Err(KeyFileError::kEmpty);
-  return write_atomic(path, data, overwrite, 0600);
+  return write_atomic(path, data, overwrite, 0600, detail);
 }
 
-Status<KeyFileError> write_key_file_hex(const std::string& path, ByteSpan key, bool overwrite) {
+Status<KeyFileError> write_key_file_hex(const std::string& path, ByteSpan key, bool overwrite,
+                                        std::string* detail) {
   if (key.empty()) return Err(KeyFileError::kEmpty);
   static constexpr char kDigits[] = "0123456789abcdef";
   SecretBytes text(key.size() * 2 + 1);
@@ -320,11 +436,12 @@ Status<KeyFileError> write_key_file_hex(const std::string& path, ByteSpan key, b
     text[2 * i + 1] = static_cast<std::uint8_t>(kDigits[key[i] & 0xF]);
   }
   text[key.size() * 2] = '\n';
-  return write_atomic(path, text.span(), overwrite, 0600);
+  return write_atomic(path, text.span(), overwrite, 0600, detail);
 }
 
-Status<KeyFileError> write_public_file(const std::string& path, ByteSpan data, bool overwrite) {
-  return write_atomic(path, data, overwrite, 0644);
+Status<KeyFileError> write_public_file(const std::string& path, ByteSpan data, bool overwrite,
+                                       std::string* detail) {
+  return write_atomic(path, data, overwrite, 0644, detail);
 }
 
 }  // namespace layersec

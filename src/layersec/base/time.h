@@ -71,6 +71,15 @@ class MonotonicClock final : public Clock {
   [[nodiscard]] TimePoint now() const override;
 };
 
+// CLOCK_REALTIME (the host's synchronised time: NTP/PTP-disciplined, shared
+// by every network namespace of a machine). The SecOC freshness clock of real
+// nodes until a gPTP-disciplined clock replaces it; may step, so never use it
+// for timers.
+class RealtimeClock final : public Clock {
+ public:
+  [[nodiscard]] TimePoint now() const override;
+};
+
 // A clock that only moves when told to; for simulations and tests.
 class ManualClock final : public Clock {
  public:

@@ -365,13 +365,20 @@ class SecocGroup {
       if (!rx.ok()) throw std::runtime_error("DTLS fan-out: SecOC receiver start failed");
       rx_.push_back(std::move(rx).value());
       install(*rx_.back(), pdu_key, sync_key);
-      if (!rx_.back()->handle_sync(0, ByteSpan(sync.data(), p->sync_bytes)).ok())
+      // Freshness time is frozen at the sync's (the fan-out measures CPU).
+      if (!rx_.back()->handle_sync(0, ByteSpan(sync.data(), p->sync_bytes), TimePoint{}).ok())
         throw std::runtime_error("DTLS fan-out: SecOC sync rejected");
     }
     secured_size_ = o.profile.secured_size(0);
   }
   secoc::Engine& sender() { return *tx_; }
   secoc::Engine& receiver(std::size_t i) { return *rx_[i]; }
+  // Verify input at the group's frozen freshness time (that of its sync).
+  [[nodiscard]] secoc::RxInput at() const {
+    secoc::RxInput in;
+    in.now = TimePoint{};
+    return in;
+  }
   [[nodiscard]] std::size_t overhead() const { return secured_size_; }
 
  private:
@@ -476,7 +483,7 @@ Measured run_memory(FanoutVariant v, std::size_t n, const FanoutOptions& o, Fano
         got = r.has_value();
         if (got) len = *r;
       } else if (v == FanoutVariant::kGroupSecoc) {
-        auto r = group->receiver(i).verify(0, ByteSpan(wire.data(), wire_len), out);
+        auto r = group->receiver(i).verify(0, ByteSpan(wire.data(), wire_len), out, group->at());
         got = r.ok();
         if (got) len = *r;
       } else {
@@ -759,7 +766,7 @@ Measured run_loopback(FanoutVariant v, std::size_t n, const FanoutOptions& o, Fa
             const std::int64_t t_rx = monotonic_ns();
             ByteSpan got(buf.data(), r->size);
             if (group) {
-              auto ver = group->receiver(i).verify(0, got, out);
+              auto ver = group->receiver(i).verify(0, got, out, group->at());
               if (!ver.ok()) {
                 st.bad.fetch_add(1, std::memory_order_relaxed);
                 continue;

@@ -347,7 +347,7 @@ std::uint64_t rss_kib() {
 
 SecretBytes load_key(const std::string& path, std::size_t size, const char* what) {
   if (path.empty()) fail(std::string(what) + ": no key file in the spec");
-  auto k = load_key_file(path, KeyFileOptions{KeyFileFormat::kAuto, size});
+  auto k = load_key_file(path, KeyFileOptions{KeyFileFormat::kHex, size});
   if (!k.ok()) fail(std::string(what) + " " + path + ": " + std::string(to_string(k.error())));
   return std::move(k).value();
 }

@@ -372,7 +372,7 @@ NetnsKeyFiles write_netns_psk_files(const std::string& dir) {
   auto write = [&](const std::string& name, std::size_t size) {
     const std::string path = (fs::path(dir) / name).string();
     const SecretBytes key = crypto::random_key(size);
-    auto st = write_key_file(path, key.span(), /*overwrite=*/true);
+    auto st = write_key_file_hex(path, key.span(), /*overwrite=*/true);
     if (!st.ok()) throw std::runtime_error("cannot write " + path + ": " + std::string(to_string(st.error())));
     return path;
   };

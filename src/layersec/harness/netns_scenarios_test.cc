@@ -158,12 +158,12 @@ TEST(NetnsScenarios, PskFilesAre0600WithTheRightSizes) {
   const NetnsKeyFiles f = write_netns_psk_files(dir.path());
   EXPECT_EQ(file_mode(f.secoc_key), 0600u);
   EXPECT_EQ(file_mode(f.macsec_key), 0600u);
-  auto psk = load_key_file(f.secoc_key, {KeyFileFormat::kRaw, 32});
+  auto psk = load_key_file(f.secoc_key, {KeyFileFormat::kHex, 32});
   ASSERT_TRUE(psk.ok());
-  auto sak = load_key_file(f.macsec_key, {KeyFileFormat::kRaw, 16});
+  auto sak = load_key_file(f.macsec_key, {KeyFileFormat::kHex, 16});
   ASSERT_TRUE(sak.ok());
-  EXPECT_EQ(fs::file_size(f.secoc_key), 32u);
-  EXPECT_EQ(fs::file_size(f.macsec_key), 16u);
+  EXPECT_EQ(fs::file_size(f.secoc_key), 65u);  // hex and a newline (base/keyfile.h)
+  EXPECT_EQ(fs::file_size(f.macsec_key), 33u);
 }
 
 TEST(NetnsScenarios, RsaFilesLoadAndKeysAre0600) {

@@ -352,12 +352,19 @@ Testbed::Testbed(TestbedOptions options, std::shared_ptr<const Credentials> cred
     };
     // Receivers need a sync channel in their configuration; no sync message
     // is sent in these scenarios (freshness is provisioned in establish_keys).
+    // The Mode B methods run before any SecOC key exists and are
+    // authenticated by the handshake itself (RSA-OAEP, certificates, nonces):
+    // listed as deliberately unprotected ids of the SecOC service.
+    auto with_handshake = [](someip::SecocBindings b) {
+      b.unprotected = {{kService, kInstance, kKeyRequest}, {kService, kInstance, kKeyConfirm}};
+      return b;
+    };
     start_engine(im.publisher, layout::publisher_engine_config(n));
-    im.publisher.runtime->attach_secoc(*im.publisher.engine, layout::publisher_bindings(n));
+    im.publisher.runtime->attach_secoc(*im.publisher.engine, with_handshake(layout::publisher_bindings(n)));
     for (int i = 0; i < n; ++i) {
       auto& node = im.subscribers[static_cast<std::size_t>(i)];
       start_engine(node, layout::subscriber_engine_config(i));
-      node.runtime->attach_secoc(*node.engine, layout::subscriber_bindings(i));
+      node.runtime->attach_secoc(*node.engine, with_handshake(layout::subscriber_bindings(i)));
     }
   }
 

@@ -17,6 +17,7 @@
 #include <cstring>
 #include <ctime>
 
+#include "layersec/base/file.h"
 #include "layersec/base/hex.h"
 
 namespace layersec::kex {
@@ -160,6 +161,9 @@ Result<Certificate, PkiError> build_certificate(EVP_PKEY* subject_key, const X50
                                                 const Validity& validity, bool is_ca,
                                                 std::span<const std::uint16_t> services) {
   if (validity.not_after <= validity.not_before) return Err(PkiError::kBadArgument);
+  if (validity.not_before < 0 || validity.not_after > kMaxCertificateTime) {
+    return Err(PkiError::kValidityOutOfRange);
+  }
   if (!is_signing_key(issuer_key) || EVP_PKEY_get_base_id(issuer_key) == EVP_PKEY_RSA) {
     return Err(PkiError::kUnsupportedAlgorithm);  // CAs sign with P-256 or Ed25519
   }
@@ -275,14 +279,15 @@ std::string join(const std::string& dir, const std::string& file) {
   return dir.back() == '/' ? dir + file : dir + "/" + file;
 }
 
-Result<SecretBytes, PkiError> read_public_file(const std::string& path) {
-  BioPtr bio(BIO_new_file(path.c_str(), "rb"));
-  if (!bio) return Err(PkiError::kIo);
-  std::vector<std::uint8_t> buf(kMaxCertificateSize * 2 + 1);
-  const int n = BIO_read(bio.get(), buf.data(), static_cast<int>(buf.size()));
-  if (n <= 0) return Err(PkiError::kIo);
-  if (static_cast<std::size_t>(n) == buf.size()) return Err(PkiError::kMalformedCertificate);
-  return SecretBytes(ByteSpan(buf.data(), static_cast<std::size_t>(n)));
+// A certificate file: regular files only (a FIFO cannot block the read),
+// at most twice kMaxCertificateSize (PEM is base64 of the DER).
+Result<std::string, PkiError> read_public_file(const std::string& path, std::string* detail) {
+  try {
+    return read_regular_file(path, kMaxCertificateSize * 2);
+  } catch (const FileError& e) {
+    if (detail) *detail = e.what();
+    return Err(e.kind() == FileErrorKind::kTooLarge ? PkiError::kMalformedCertificate : PkiError::kIo);
+  }
 }
 
 }  // namespace
@@ -319,6 +324,10 @@ std::string_view to_string(PkiError e) {
       return "file could not be read or written";
     case PkiError::kBackend:
       return "OpenSSL internal failure";
+    case PkiError::kBadName:
+      return "subject common name refused (1..64 characters of UTF-8, RFC 5280 ub-common-name)";
+    case PkiError::kValidityOutOfRange:
+      return "validity outside what X.509 can encode (1970-01-01 .. 9999-12-31T23:59:59Z)";
   }
   return "unknown PKI error";
 }
@@ -356,6 +365,26 @@ bool is_rsa(KeyAlgorithm a) {
 }
 
 std::string_view to_string(CaKind k) { return k == CaKind::kVehicle ? "vehicle" : "substation"; }
+
+std::string check_common_name(std::string_view cn) {
+  if (cn.empty()) return "is empty";
+  std::size_t chars = 0;
+  for (std::size_t i = 0; i < cn.size();) {
+    const auto b = static_cast<unsigned char>(cn[i]);
+    const std::size_t n = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 0;
+    if (n == 0 || i + n > cn.size()) return "is not valid UTF-8 (byte " + std::to_string(i + 1) + ")";
+    for (std::size_t k = 1; k < n; ++k)
+      if ((static_cast<unsigned char>(cn[i + k]) & 0xC0) != 0x80)
+        return "is not valid UTF-8 (byte " + std::to_string(i + k + 1) + ")";
+    if (b < 0x20 || b == 0x7F) return "contains a control character (byte " + std::to_string(i + 1) + ")";
+    i += n;
+    ++chars;
+  }
+  if (chars > kMaxCommonNameLength)
+    return "has " + std::to_string(chars) + " characters; X.509 allows at most " +
+           std::to_string(kMaxCommonNameLength) + " (RFC 5280 ub-common-name)";
+  return {};
+}
 
 Validity Validity::days_from(std::int64_t now, int days) {
   return Validity{now - 60, now + static_cast<std::int64_t>(days) * 86400};
@@ -535,10 +564,10 @@ Result<Certificate, PkiError> Certificate::from_pem(ByteSpan pem) {
   return from_der(tmp.der());
 }
 
-Result<Certificate, PkiError> Certificate::load(const std::string& path) {
-  auto bytes = read_public_file(path);
-  if (!bytes.ok()) return Err(bytes.error());
-  return from_pem(bytes->span());
+Result<Certificate, PkiError> Certificate::load(const std::string& path, std::string* detail) {
+  auto text = read_public_file(path, detail);
+  if (!text.ok()) return Err(text.error());
+  return from_pem(as_bytes(*text));
 }
 
 Status<PkiError> Certificate::save(const std::string& path, bool overwrite) const {
@@ -684,7 +713,7 @@ Result<std::vector<std::uint16_t>, PkiError> parse_services(ByteSpan der) {
 // ---------------------------------------------------------------- issuing
 
 Result<Identity, PkiError> create_ca(const CaOptions& options) {
-  if (options.name.empty()) return Err(PkiError::kBadArgument);
+  if (!check_common_name(options.name).empty()) return Err(PkiError::kBadName);
   if (options.algorithm != KeyAlgorithm::kEcdsaP256 && options.algorithm != KeyAlgorithm::kEd25519) {
     return Err(PkiError::kUnsupportedAlgorithm);
   }
@@ -702,8 +731,8 @@ Result<Identity, PkiError> create_ca(const CaOptions& options) {
 Result<Certificate, PkiError> issue_certificate_for_key(const Identity& ca,
                                                         const PublicKey& subject_key,
                                                         const IssueOptions& options) {
-  if (options.name.empty() || options.services.empty() || !subject_key.valid() ||
-      !ca.certificate.valid() || !ca.key.valid()) {
+  if (!check_common_name(options.name).empty()) return Err(PkiError::kBadName);
+  if (options.services.empty() || !subject_key.valid() || !ca.certificate.valid() || !ca.key.valid()) {
     return Err(PkiError::kBadArgument);
   }
   if (!is_signing_key(subject_key.get())) return Err(PkiError::kUnsupportedAlgorithm);

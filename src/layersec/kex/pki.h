@@ -66,10 +66,23 @@ enum class PkiError : std::uint8_t {
   kBadSignature,          // a handshake signature did not verify
   kUnsupportedAlgorithm,  // key type not supported for this use
   kBadArgument,           // caller error (empty name, no services, bad validity)
-  kIo,                    // a non-key file could not be read or written
+  kIo,                    // a non-key file could not be read or written (missing, not a regular file, I/O)
   kBackend,               // OpenSSL failed internally
+  kBadName,               // subject CN empty, longer than kMaxCommonNameLength characters, or not UTF-8
+  kValidityOutOfRange,    // notBefore/notAfter before 1970 or after kMaxCertificateTime
 };
 std::string_view to_string(PkiError e);
+
+// The latest time a certificate can carry: 9999-12-31T23:59:59Z, the largest
+// GeneralizedTime with a four-digit year (RFC 5280 §4.1.2.5: times from 2050
+// are GeneralizedTime YYYYMMDDHHMMSSZ; 99991231235959Z also means "no
+// well-defined expiration date"). Later times used to produce certificates
+// OpenSSL then called malformed.
+inline constexpr std::int64_t kMaxCertificateTime = 253'402'300'799;
+// ub-common-name (RFC 5280 Appendix A.1): a CN has at most 64 characters.
+inline constexpr std::size_t kMaxCommonNameLength = 64;
+// Empty string if `cn` can be a subject CN; otherwise the rule it breaks.
+std::string check_common_name(std::string_view cn);
 
 // Key algorithms for CA and node keys. CAs use kEcdsaP256 or kEd25519.
 enum class KeyAlgorithm : std::uint8_t {
@@ -164,7 +177,9 @@ class Certificate {
   static Result<Certificate, PkiError> from_der(ByteSpan der);
   // The first PEM "CERTIFICATE" block.
   static Result<Certificate, PkiError> from_pem(ByteSpan pem);
-  static Result<Certificate, PkiError> load(const std::string& path);
+  // Reads a PEM file (regular files only, at most 64 KiB). kIo when it cannot
+  // be read; `detail` then gets "PATH: <reason>" (e.g. "not a regular file").
+  static Result<Certificate, PkiError> load(const std::string& path, std::string* detail = nullptr);
   static Certificate adopt(X509* x);  // takes ownership
   [[nodiscard]] Status<PkiError> save(const std::string& path, bool overwrite = false) const;
 
@@ -189,6 +204,8 @@ struct Validity {
   std::int64_t not_before = 0;  // Unix seconds
   std::int64_t not_after = 0;
   // [now - 60 s, now + days]; the minute of slack tolerates small clock skew.
+  // Issuing refuses the result (kValidityOutOfRange) if it ends after
+  // kMaxCertificateTime; callers check days against that first.
   static Validity days_from(std::int64_t now, int days);
 };
 

@@ -312,10 +312,77 @@ TEST(PkiTest, KeysAreSavedWith0600AndLoosePermissionsAreRefused) {
   fs::remove_all(dir, ec);
 }
 
+// Issue 13 item 14: `keys issue --days 99999999` wrote a certificate that
+// OpenSSL then called malformed. Validity is capped at 9999-12-31T23:59:59Z.
+TEST(PkiTest, ValidityAfterYear9999IsRefused) {
+  auto far = issue_certificate(pki().ca, {"far", {0x1234}, KeyAlgorithm::kEd25519,
+                                          Validity::days_from(kNow, 99'999'999)});
+  ASSERT_FALSE(far.ok());
+  EXPECT_EQ(far.error(), PkiError::kValidityOutOfRange);
+  auto one_past = issue_certificate(pki().ca, {"far", {0x1234}, KeyAlgorithm::kEd25519,
+                                               {kNow, kMaxCertificateTime + 1}});
+  ASSERT_FALSE(one_past.ok());
+  EXPECT_EQ(one_past.error(), PkiError::kValidityOutOfRange);
+  auto negative = issue_certificate(pki().ca, {"far", {0x1234}, KeyAlgorithm::kEd25519, {-1, kNow}});
+  ASSERT_FALSE(negative.ok());
+  EXPECT_EQ(negative.error(), PkiError::kValidityOutOfRange);
+  // The last encodable second works, and survives a DER round trip.
+  auto last = issue_certificate(pki().ca, {"last", {0x1234}, KeyAlgorithm::kEd25519, {kNow, kMaxCertificateTime}});
+  ASSERT_TRUE(last.ok()) << to_string(last.error());
+  auto again = Certificate::from_der(last->certificate.der());
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->info().not_after, kMaxCertificateTime);
+  EXPECT_TRUE(store_of(pki().ca).verify(*again, kNow + kDay).ok());
+}
+
+// Issue 13 item 15: a 300-character CN gave "OpenSSL internal failure".
+TEST(PkiTest, CommonNameLongerThan64CharactersIsRefusedByName) {
+  const std::string long_name(300, 'a');
+  auto ca = create_ca({long_name, CaKind::kVehicle, KeyAlgorithm::kEd25519, Validity::days_from(kNow, 1)});
+  ASSERT_FALSE(ca.ok());
+  EXPECT_EQ(ca.error(), PkiError::kBadName);
+  EXPECT_NE(std::string(to_string(ca.error())).find("64"), std::string::npos);
+  auto node = issue_certificate(pki().ca, {long_name, {0x1234}, KeyAlgorithm::kEd25519, Validity::days_from(kNow, 1)});
+  ASSERT_FALSE(node.ok());
+  EXPECT_EQ(node.error(), PkiError::kBadName);
+  EXPECT_EQ(check_common_name(long_name), "has 300 characters; X.509 allows at most 64 (RFC 5280 ub-common-name)");
+  EXPECT_EQ(check_common_name(std::string(64, 'a')), "");
+  EXPECT_NE(check_common_name(std::string(65, 'a')), "");
+  // The bound is in characters: 64 two-byte characters pass.
+  std::string wide;
+  for (int i = 0; i < 64; ++i) wide += "\xc3\xa9";  // U+00E9
+  EXPECT_EQ(check_common_name(wide), "");
+  auto ok = issue_certificate(pki().ca, {wide, {0x1234}, KeyAlgorithm::kEd25519, Validity::days_from(kNow, 1)});
+  ASSERT_TRUE(ok.ok()) << to_string(ok.error());
+  EXPECT_EQ(ok->certificate.info().common_name, wide);
+  EXPECT_NE(check_common_name("bad\xff"), "");
+  EXPECT_NE(check_common_name("tab\there"), "");
+}
+
+// Issue 13 item 12: a FIFO given as a certificate blocked BIO_new_file.
+TEST(PkiTest, CertificateFromFifoOrDirectoryIsRefusedWithoutBlocking) {
+  char tmpl[] = "/tmp/layersec_pki_fifo_XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  const std::string fifo = dir + "/ca.pem";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::string detail;
+  auto c = Certificate::load(fifo, &detail);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.error(), PkiError::kIo);
+  EXPECT_EQ(detail, fifo + ": not a regular file (FIFO)");
+  auto d = Certificate::load(dir, &detail);
+  ASSERT_FALSE(d.ok());
+  EXPECT_EQ(d.error(), PkiError::kIo);
+  EXPECT_EQ(detail, dir + ": is a directory, not a regular file");
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+}
+
 TEST(PkiTest, BadArguments) {
   auto noname = create_ca({"", CaKind::kVehicle, KeyAlgorithm::kEcdsaP256, Validity::days_from(kNow, 1)});
   ASSERT_FALSE(noname.ok());
-  EXPECT_EQ(noname.error(), PkiError::kBadArgument);
+  EXPECT_EQ(noname.error(), PkiError::kBadName);
   auto rsa_ca = create_ca({"x", CaKind::kVehicle, KeyAlgorithm::kRsa2048, Validity::days_from(kNow, 1)});
   ASSERT_FALSE(rsa_ca.ok());
   EXPECT_EQ(rsa_ca.error(), PkiError::kUnsupportedAlgorithm);

@@ -89,7 +89,7 @@ secoc::EngineConfig subscriber_engine_config(std::uint16_t sender_id) {
   secoc::EngineConfig c;
   c.sender_id = sender_id;
   c.key_groups = {{"eventgroup-1", secoc::AuthAlgorithm::kCmacAes256}};
-  c.sync_rx = {{0, 0xFD00, 0, 64}};
+  c.sync_rx = {{0, 0xFD00, 0, 64, Duration::seconds(1), secoc::kDefaultMaxAge}};
   secoc::RxPduConfig r;
   r.id = 0;
   r.data_id = 0x0100;
@@ -165,6 +165,7 @@ class KeyMgmtSim : public ::testing::Test {
     app.eventgroups = {g};
     rc.services.push_back(app);
     someip::SecocBindings b;
+    b.sd_unprotected = true;  // these tests are about key management, not SD
     b.messages.push_back({kAppService, 0xFFFF, kAppEvent, 0u, std::nullopt});
     b.sync_service = kAppService;
     b.sync_instance = kAppInstance;
@@ -193,6 +194,7 @@ class KeyMgmtSim : public ::testing::Test {
     app.eventgroups = {kAppEventgroup};
     rc.clients.push_back(app);
     someip::SecocBindings b;
+    b.sd_unprotected = true;  // these tests are about key management, not SD
     b.messages.push_back({kAppService, 0xFFFF, kAppEvent, std::nullopt, 0u});
     b.sync_service = kAppService;
     b.sync_instance = kAppInstance;

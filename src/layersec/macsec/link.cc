@@ -3,9 +3,11 @@
 #include <poll.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
+#include "layersec/macsec/link_config.h"
 #include "layersec/net/interface.h"
 
 namespace layersec::macsec {
@@ -80,13 +82,6 @@ nlohmann::json counters_json(const Stats& s) {
   return j;
 }
 
-std::string sci_hex(Sci sci) {
-  static const char* digits = "0123456789abcdef";
-  std::string out(16, '0');
-  for (int i = 0; i < 16; ++i) out[15 - i] = digits[(sci.value >> (4 * i)) & 0xF];
-  return out;
-}
-
 }  // namespace
 
 nlohmann::json per_sc_json(const SecY& secy) {
@@ -99,15 +94,16 @@ nlohmann::json per_sc_json(const SecY& secy) {
     sa["encoding"] = an == secy.encoding_an();
     sa["next_pn"] = st.next_pn;
     sa["exhausted"] = st.exhausted;
+    if (secy.has_pn_store()) sa["pn_persisted"] = st.pn_persisted;
     tx_sas.push_back(std::move(sa));
   }
   nlohmann::json tx_sc = counters_json(secy.tx_sc_stats());
-  tx_sc["sci"] = sci_hex(secy.config().sci);
+  tx_sc["sci"] = sci_text(secy.config().sci);
   tx_sc["sas"] = std::move(tx_sas);
   nlohmann::json rx_scs = nlohmann::json::array();
   for (Sci sci : secy.rx_scis()) {
     nlohmann::json sc = counters_json(*secy.rx_sc_stats(sci));
-    sc["sci"] = sci_hex(sci);
+    sc["sci"] = sci_text(sci);
     nlohmann::json sas = nlohmann::json::array();
     for (std::uint8_t an = 0; an < 4; ++an) {
       const RxSaStatus st = secy.rx_sa_status(sci, an);
@@ -117,6 +113,7 @@ nlohmann::json per_sc_json(const SecY& secy) {
       sa["enabled"] = st.enabled;
       sa["next_pn"] = st.next_pn;
       sa["lowest_pn"] = st.lowest_pn;
+      if (secy.has_pn_store()) sa["pn_persisted"] = st.pn_persisted;
       sas.push_back(std::move(sa));
     }
     sc["sas"] = std::move(sas);
@@ -174,6 +171,16 @@ TapLink TapLink::open(MacsecLink& link, const TapLinkOptions& options) {
   t.lower_name_ = options.lower;
   t.lower_mtu_ = *lower_mtu;
   t.mtu_ = *lower_mtu - kMacsecOverhead;
+  // A configured max_frame_size caps the TAP's MTU so that every frame the
+  // kernel hands us fits (14 octets of Ethernet header + the MACsec
+  // overhead); otherwise long frames would only be dropped as OutPktsTooLong.
+  if (const std::size_t max = link.secy().config().max_frame_size; max != 0) {
+    const int cap = static_cast<int>(max) - 14 - kMacsecOverhead;
+    if (cap < 68) {
+      throw std::runtime_error("max_frame_size " + std::to_string(max) + " leaves the TAP an MTU below 68");
+    }
+    t.mtu_ = std::min(t.mtu_, cap);
+  }
   t.mac_ = options.mac.value_or(*lower_mac);
   if (auto st = net::set_interface_mac(t.name(), t.mac_); !st) fail_io("set MAC of " + t.name(), errno);
   if (auto st = net::set_interface_mtu(t.name(), t.mtu_); !st) fail_io("set MTU of " + t.name(), errno);

@@ -115,7 +115,8 @@ nlohmann::json to_json(const SecYStats& s);
 //    "rx_scs": [{"sci", InPkts*/InOctets*, "sas": [{"an", "enabled", "next_pn",
 //               "lowest_pn", InPktsOK, InPktsInvalid, InPktsNotValid,
 //               InPktsNotUsingSA, InPktsUnusedSA}]}]}
-// SCIs as 16 lower-case hex digits; only installed SAs are listed.
+// SCIs as 16 lower-case hex digits; only installed SAs are listed. With a
+// PnStore every SA also carries "pn_persisted" (the persisted highest PN).
 nlohmann::json per_sc_json(const SecY& secy);
 
 struct TapLinkOptions {
@@ -131,7 +132,8 @@ struct TapLinkOptions {
 // destroyed.
 class TapLink {
  public:
-  // Creates the TAP (MTU = lower MTU - 32, MAC as configured or the lower's),
+  // Creates the TAP (MTU = lower MTU - 32, and at most max_frame_size - 46
+  // when the SecY has one; MAC as configured or the lower's),
   // opens the lower socket for every EtherType and puts it in promiscuous
   // mode when the TAP MAC differs from the lower MAC, then brings the TAP up.
   // Throws std::runtime_error (start-up) with the failing step and errno text.

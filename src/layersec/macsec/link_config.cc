@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "layersec/base/hex.h"
+#include "layersec/base/file.h"
 #include "layersec/base/keyfile.h"
 #include "layersec/crypto/kdf.h"
 
@@ -83,12 +84,13 @@ Sci parse_sci(const std::string& pointer, const std::string& text) {
   const auto b = hex_field(pointer, text, 8);
   std::uint64_t v = 0;
   for (auto x : b) v = (v << 8) | x;
+  if ((v & 0xFFFF) == 0) fail(pointer, "port identifier 0 (the last 4 hex digits) names no port; ports start at 1");
   return Sci{v};
 }
 
 SaConfig parse_sa(const json& j, const std::string& pointer, CipherSuite suite,
                   const std::filesystem::path& base_dir) {
-  check_members(j, pointer, {"an", "pn", "key_file", "ssci", "salt"});
+  check_members(j, pointer, {"an", "pn", "key_file", "ssci", "salt", "new_key"});
   SaConfig sa;
   sa.pointer = pointer;
   sa.an = static_cast<std::uint8_t>(get_uint(j, pointer, "an", 0, 3, /*required=*/true));
@@ -99,15 +101,19 @@ SaConfig parse_sa(const json& j, const std::string& pointer, CipherSuite suite,
   if (kp.is_relative()) kp = base_dir / kp;
   KeyFileOptions ko;
   ko.expected_size = sak_size(suite);
-  auto key = load_key_file(kp.string(), ko);
+  std::string detail;
+  auto key = load_key_file(kp.string(), ko, &detail);
   if (!key) {
-    fail(child(pointer, "key_file"), kp.string() + ": " + std::string(to_string(key.error())) +
+    // The message names the file, its decoded length and the suite's SAK
+    // length (keyfile's detail), never a key byte.
+    fail(child(pointer, "key_file"), key_file_message(kp.string(), key.error(), detail) +
                                          (key.error() == KeyFileError::kWrongSize
-                                              ? " (" + std::to_string(sak_size(suite)) + " octets for " +
-                                                    std::string(to_string(suite)) + ")"
+                                              ? " (" + std::string(to_string(suite)) + " needs a " +
+                                                    std::to_string(sak_size(suite)) + "-octet SAK)"
                                               : std::string()));
   }
   sa.sak = std::move(key).value();
+  sa.new_key = get_bool(j, pointer, "new_key", false);
   const std::string ssci = get_string(j, pointer, "ssci", false);
   const std::string salt = get_string(j, pointer, "salt", false);
   if (is_xpn(suite)) {
@@ -131,6 +137,21 @@ void check_unique_an(const std::vector<SaConfig>& sas) {
   }
 }
 
+// The IV is SCI || PN (XPN: (SSCI || PN) XOR salt), without the AN: two SAs
+// of one SC under the same key share one nonce space and would repeat PNs.
+void check_unique_keys(const std::vector<SaConfig>& sas, CipherSuite suite) {
+  for (std::size_t i = 0; i < sas.size(); ++i) {
+    for (std::size_t k = 0; k < i; ++k) {
+      if (pn_fingerprint(suite, sas[i].keys()) == pn_fingerprint(suite, sas[k].keys())) {
+        fail(child(sas[i].pointer, "key_file"),
+             "the same key as " + sas[k].pointer + " (key id " + key_id(sas[i].sak) +
+                 "): two SAs of one SC under one key share one nonce space (the IV has no AN) and would repeat "
+                 "PNs; give each SA its own key");
+      }
+    }
+  }
+}
+
 }  // namespace
 
 LinkConfig parse_link_config(const json& j, const std::filesystem::path& base_dir) {
@@ -138,7 +159,8 @@ LinkConfig parse_link_config(const json& j, const std::filesystem::path& base_di
   check_members(j, root,
                 {"cipher_suite", "sci", "port", "mac", "confidentiality", "confidentiality_offset", "include_sci",
                  "use_es", "validate_frames", "replay_protect", "replay_window", "vlan_mode", "clear_tags_in_icv",
-                 "max_frame_size", "tx", "rx", "rx_retire_delay_ms", "rx_retire_timeout_ms"});
+                 "max_frame_size", "tx", "rx", "rx_retire_delay_ms", "rx_retire_timeout_ms", "pn_state_file",
+                 "pn_reserve_block", "lower_link"});
   LinkConfig c;
   const std::string suite_name = get_string(j, root, "cipher_suite", /*required=*/true);
   auto suite = cipher_suite_from_string(suite_name);
@@ -146,6 +168,7 @@ LinkConfig parse_link_config(const json& j, const std::filesystem::path& base_di
   c.secy.suite = *suite;
   if (const std::string s = get_string(j, root, "sci", false); !s.empty()) c.sci = parse_sci("/sci", s);
   c.port = static_cast<std::uint16_t>(get_uint(j, root, "port", 1, 0xFFFF));
+  if (c.port == 0) fail("/port", "must be 1..65535: port identifier 0 names no port (an SCI's port starts at 1)");
   if (const std::string m = get_string(j, root, "mac", false); !m.empty()) {
     c.mac = net::MacAddress::parse(m);
     if (!c.mac) fail("/mac", "not a MAC address (aa:bb:cc:dd:ee:ff)");
@@ -182,6 +205,30 @@ LinkConfig parse_link_config(const json& j, const std::filesystem::path& base_di
     fail("/clear_tags_in_icv", "only meaningful with \"vlan_mode\": \"clear-tag\"");
   }
   c.secy.max_frame_size = get_uint(j, root, "max_frame_size", 0, 65535);
+  if (c.secy.max_frame_size != 0 && c.secy.max_frame_size < kMinMaxFrameSize) {
+    fail("/max_frame_size", "must be 0 (no limit) or " + std::to_string(kMinMaxFrameSize) +
+                                "..65535: a secure frame must hold a 68-octet IPv4 packet (the minimum MTU) "
+                                "with its Ethernet header and 32 octets of SecTAG and ICV");
+  }
+  if (const std::string f = get_string(j, root, "pn_state_file", false); !f.empty()) {
+    std::filesystem::path sp(f);
+    if (sp.is_relative()) sp = base_dir / sp;
+    c.pn_state_file = sp.string();
+  } else if (find(j, "pn_state_file") != nullptr) {
+    fail("/pn_state_file", "must not be empty");
+  }
+  c.pn_reserve_block = get_uint(j, root, "pn_reserve_block", c.pn_reserve_block, kMaxPnReserveBlock);
+  if (c.pn_reserve_block == 0) fail("/pn_reserve_block", "must be 1.." + std::to_string(kMaxPnReserveBlock));
+  const std::string lower = get_string(j, root, "lower_link", false);
+  if (lower.empty() || lower == "isolate") {
+    c.lower_link = LowerLinkPolicy::kIsolate;
+  } else if (lower == "sysctl-only") {
+    c.lower_link = LowerLinkPolicy::kSysctlOnly;
+  } else if (lower == "unchanged") {
+    c.lower_link = LowerLinkPolicy::kUnchanged;
+  } else {
+    fail("/lower_link", "expected \"isolate\", \"sysctl-only\" or \"unchanged\"");
+  }
   c.rx_retire_delay_ms = static_cast<std::uint32_t>(get_uint(j, root, "rx_retire_delay_ms", 1000, 3600000));
   c.rx_retire_timeout_ms = static_cast<std::uint32_t>(get_uint(j, root, "rx_retire_timeout_ms", 60000, 86400000));
 
@@ -195,6 +242,7 @@ LinkConfig parse_link_config(const json& j, const std::filesystem::path& base_di
     c.tx_sas.push_back(parse_sa((*tx_sas)[i], child("/tx/sas", i), c.secy.suite, base_dir));
   }
   check_unique_an(c.tx_sas);
+  check_unique_keys(c.tx_sas, c.secy.suite);
   c.encoding_an = static_cast<std::uint8_t>(get_uint(*tx, "/tx", "encoding_an", c.tx_sas.front().an, 3));
   bool found = false;
   for (const auto& sa : c.tx_sas) found = found || sa.an == c.encoding_an;
@@ -218,23 +266,32 @@ LinkConfig parse_link_config(const json& j, const std::filesystem::path& base_di
       r.sas.push_back(parse_sa((*sas)[k], child(child(p, "sas"), k), c.secy.suite, base_dir));
     }
     check_unique_an(r.sas);
+    check_unique_keys(r.sas, c.secy.suite);
     c.rx_scs.push_back(std::move(r));
   }
   return c;
 }
 
 LinkConfig load_link_config(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw LinkConfigError(path.string() + ": cannot open");
+  // Regular file, read without blocking (a FIFO swapped in after the CLI's
+  // check cannot hang the start), bounded.
+  std::string text;
+  try {
+    text = read_regular_file(path.string(), 1 << 20);
+  } catch (const FileError& e) {
+    throw LinkConfigError(std::string(e.what()));
+  }
   json j;
   try {
-    j = json::parse(in);
+    j = json::parse(text);
   } catch (const json::parse_error& e) {
     throw LinkConfigError(path.string() + ": not valid JSON (" + e.what() + ")");
   }
   auto dir = path.parent_path();
   if (dir.empty()) dir = ".";
-  return parse_link_config(j, dir);
+  LinkConfig c = parse_link_config(j, dir);
+  if (c.pn_state_file.empty()) c.pn_state_file = path.string() + ".pn-state";
+  return c;
 }
 
 Sci resolve_sci(const LinkConfig& config, const net::MacAddress& link_mac) {
@@ -242,18 +299,30 @@ Sci resolve_sci(const LinkConfig& config, const net::MacAddress& link_mac) {
   return Sci::from_parts(link_mac.bytes.data(), config.port);
 }
 
-SecY make_secy(const LinkConfig& config, const net::MacAddress& link_mac) {
+void check_own_sci(const LinkConfig& config, Sci own) {
+  for (const auto& rx : config.rx_scs) {
+    if (rx.sci == own) {
+      fail(child(rx.pointer, "sci"), "is this SecY's own transmit SCI (" + sci_text(own) +
+                                         ", from \"sci\" or the MAC and \"port\"); a receive SC must be a peer's");
+    }
+  }
+}
+
+SecY make_secy(const LinkConfig& config, const net::MacAddress& link_mac, PnStore* store, bool all_keys_new) {
   SecYConfig sc = config.secy;
   sc.sci = resolve_sci(config, link_mac);
+  check_own_sci(config, sc.sci);
   std::optional<SecY> secy;
   try {
     secy.emplace(sc);
   } catch (const std::invalid_argument& e) {
     throw LinkConfigError(std::string("/: ") + e.what());
   }
+  if (store != nullptr) secy->set_pn_store(store, config.pn_reserve_block);
+  auto start = [&](const SaConfig& sa) { return all_keys_new || sa.new_key ? PnStart::kNewKey : PnStart::kResume; };
   for (const auto& sa : config.tx_sas) {
-    auto st = secy->install_tx_sa(sa.an, sa.keys(), sa.pn);
-    if (!st) fail(sa.pointer, "cannot install transmit SA: " + std::string(to_string(st.error())));
+    auto st = secy->install_tx_sa(sa.an, sa.keys(), sa.pn, start(sa));
+    if (!st) fail(sa.pointer, "cannot install transmit SA: " + sa_error_text(st.error(), sa, config));
   }
   if (auto st = secy->set_encoding_sa(config.encoding_an); !st) {
     fail("/tx/encoding_an", std::string(to_string(st.error())));
@@ -261,11 +330,28 @@ SecY make_secy(const LinkConfig& config, const net::MacAddress& link_mac) {
   for (const auto& rx : config.rx_scs) {
     if (auto st = secy->add_rx_sc(rx.sci); !st) fail(child(rx.pointer, "sci"), std::string(to_string(st.error())));
     for (const auto& sa : rx.sas) {
-      auto st = secy->install_rx_sa(rx.sci, sa.an, sa.keys(), sa.pn);
-      if (!st) fail(sa.pointer, "cannot install receive SA: " + std::string(to_string(st.error())));
+      auto st = secy->install_rx_sa(rx.sci, sa.an, sa.keys(), sa.pn, start(sa));
+      if (!st) fail(sa.pointer, "cannot install receive SA: " + sa_error_text(st.error(), sa, config));
     }
   }
   return std::move(*secy);
+}
+
+std::string sa_error_text(SaError e, const SaConfig& sa, const LinkConfig& config) {
+  std::string text(to_string(e));
+  if (e == SaError::kPnStateMissing) {
+    text += ": " + config.pn_state_file + " has no record of key id " + key_id(sa.sak) +
+            "; if this key has never been used, mark the SA \"new_key\": true (or start with --new-key once), "
+            "otherwise restore the state file or install a new key";
+  } else if (e == SaError::kPnStateUsedUp) {
+    text += " (key id " + key_id(sa.sak) + ")";
+  }
+  return text;
+}
+
+std::string sci_text(Sci sci) {
+  const auto b = sci.bytes();
+  return to_hex(ByteSpan(b.data(), b.size()));
 }
 
 std::string key_id(const SecretBytes& key) {

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "layersec/base/keyfile.h"
+#include "layersec/macsec/pn_state_file.h"
 
 namespace layersec::macsec {
 namespace {
@@ -28,6 +29,7 @@ class LinkConfigTest : public ::testing::Test {
     fs::create_directories(dir_);
     write_key("k16a", 16, 1);
     write_key("k16b", 16, 2);
+    write_key("k16c", 16, 4);
     write_key("k32", 32, 3);
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -47,7 +49,7 @@ class LinkConfigTest : public ::testing::Test {
       "replay_window": 16,
       "tx": { "encoding_an": 1,
               "sas": [ { "an": 0, "pn": 1, "key_file": "k16a" },
-                       { "an": 1, "pn": 100, "key_file": "k16a" } ] },
+                       { "an": 1, "pn": 100, "key_file": "k16c" } ] },
       "rx": [ { "sci": "0200007800020001",
                 "sas": [ { "an": 0, "pn": 5, "key_file": "k16b" } ] } ]
     })");
@@ -111,6 +113,8 @@ TEST_F(LinkConfigTest, ExplicitSciMacXpnAndClearTags) {
       sa["salt"] = "e630e81a48de86a21c66fa6d";
     }
   }
+  // Two transmit SAs under one key share a nonce space: the second gets its own salt.
+  j["tx"]["sas"][1]["salt"] = "e630e81a48de86a21c66fa6e";
   const LinkConfig c = parse_link_config(j, dir_);
   ASSERT_TRUE(c.sci.has_value());
   EXPECT_EQ(c.sci->value, 0x0200007800010007ull);
@@ -173,6 +177,18 @@ TEST_F(LinkConfigTest, ErrorsNameTheJsonPath) {
       {"/rx/0/sci", "zz00007800020001", "/rx/0/sci: not valid hex"},
       {"/rx/0/sas/0/extra", 1, "/rx/0/sas/0/extra: unknown member"},
       {"/clear_tags_in_icv", true, "/clear_tags_in_icv: only meaningful"},
+      // Configurations that cannot work (issue 13 item 15).
+      {"/port", 0, "/port: must be 1..65535: port identifier 0"},
+      {"/sci", "0200007800010000", "/sci: port identifier 0"},
+      {"/rx/0/sci", "0200007800020000", "/rx/0/sci: port identifier 0"},
+      {"/max_frame_size", 1, "/max_frame_size: must be 0 (no limit) or 114..65535"},
+      {"/max_frame_size", 113, "/max_frame_size: must be 0 (no limit) or 114..65535"},
+      {"/pn_reserve_block", 0, "/pn_reserve_block: must be 1..1073741824"},
+      {"/pn_reserve_block", 1073741825ull, "/pn_reserve_block: must be at most 1073741824"},
+      {"/pn_state_file", "", "/pn_state_file: must not be empty"},
+      {"/lower_link", "open", "/lower_link: expected \"isolate\""},
+      {"/tx/sas/0/new_key", "yes", "/tx/sas/0/new_key: expected true or false"},
+      {"/tx/sas/1/key_file", "k16a", "/tx/sas/1/key_file: the same key as /tx/sas/0"},
   };
   for (const auto& c : cases) {
     json j = base();
@@ -185,6 +201,87 @@ TEST_F(LinkConfigTest, ErrorsNameTheJsonPath) {
     const std::string e = error_of(j);
     EXPECT_EQ(e.rfind(c.expected_prefix, 0), 0u) << c.pointer << " -> " << e;
   }
+}
+
+TEST_F(LinkConfigTest, WrongKeyLengthNamesTheKeyItsLengthAndTheExpectedOne) {
+  json j = base();
+  j["tx"]["sas"][0]["key_file"] = "k32";  // a 32-octet key for GCM-AES-128
+  const std::string e = error_of(j);
+  EXPECT_EQ(e.rfind("/tx/sas/0/key_file: ", 0), 0u) << e;
+  EXPECT_NE(e.find((dir_ / "k32").string()), std::string::npos) << e;
+  EXPECT_NE(e.find("32 bytes"), std::string::npos) << e;
+  EXPECT_NE(e.find("16-octet SAK"), std::string::npos) << e;
+  EXPECT_NE(e.find("GCM-AES-128"), std::string::npos) << e;
+  // Never a key byte: the key file holds 03 04 05 ... (seed 3).
+  EXPECT_EQ(e.find("0304050607"), std::string::npos) << e;
+}
+
+TEST_F(LinkConfigTest, ValidSettingsAtTheEdgesAreAccepted) {
+  json j = base();
+  j["port"] = 65535;
+  j["max_frame_size"] = 114;
+  j["pn_reserve_block"] = 1;
+  j["lower_link"] = "sysctl-only";
+  j["pn_state_file"] = "state/link.pn";
+  j["tx"]["sas"][0]["new_key"] = true;
+  const LinkConfig c = parse_link_config(j, dir_);
+  EXPECT_EQ(c.port, 65535);
+  EXPECT_EQ(c.secy.max_frame_size, 114u);
+  EXPECT_EQ(c.pn_reserve_block, 1u);
+  EXPECT_EQ(c.lower_link, LowerLinkPolicy::kSysctlOnly);
+  EXPECT_EQ(c.pn_state_file, (dir_ / "state/link.pn").string());
+  EXPECT_TRUE(c.tx_sas[0].new_key);
+  EXPECT_FALSE(c.tx_sas[1].new_key);
+  // load_link_config puts the state file beside the configuration by default.
+  const auto path = dir_ / "link.json";
+  std::ofstream(path) << base().dump(2);
+  EXPECT_EQ(load_link_config(path).pn_state_file, path.string() + ".pn-state");
+}
+
+TEST_F(LinkConfigTest, AReceiveScWithOurOwnSciIsRefused) {
+  json j = base();
+  j["rx"][0]["sci"] = "0200007800010001";  // link MAC 02:00:00:78:00:01 || port 1
+  const LinkConfig c = parse_link_config(j, dir_);
+  const auto mac = net::MacAddress::parse("02:00:00:78:00:01").value();
+  try {
+    (void)make_secy(c, mac);
+    FAIL() << "a receive SC equal to our own SCI was accepted";
+  } catch (const LinkConfigError& e) {
+    const std::string m = e.what();
+    EXPECT_EQ(m.rfind("/rx/0/sci: is this SecY's own transmit SCI (0200007800010001", 0), 0u) << m;
+  }
+  // The same SCI from an explicit "sci".
+  j["rx"][0]["sci"] = "0200007800090007";
+  j["sci"] = "0200007800090007";
+  EXPECT_THROW((void)make_secy(parse_link_config(j, dir_), mac), LinkConfigError);
+}
+
+TEST_F(LinkConfigTest, MissingPnStateIsRefusedNamingTheStateFileAndKeyId) {
+  const auto path = dir_ / "link.json";
+  std::ofstream(path) << base().dump(2);
+  const LinkConfig c = load_link_config(path);
+  auto store = FilePnStore::create(c.pn_state_file);
+  ASSERT_TRUE(store.ok());
+  const auto mac = net::MacAddress::parse("02:00:00:78:00:01").value();
+  try {
+    (void)make_secy(c, mac, &*store);
+    FAIL() << "keys without PN state were accepted";
+  } catch (const LinkConfigError& e) {
+    const std::string m = e.what();
+    EXPECT_EQ(m.rfind("/tx/sas/0: cannot install transmit SA: no PN state", 0), 0u) << m;
+    EXPECT_NE(m.find(c.pn_state_file), std::string::npos) << m;
+    EXPECT_NE(m.find(key_id(c.tx_sas[0].sak)), std::string::npos) << m;
+    EXPECT_NE(m.find("\"new_key\": true"), std::string::npos) << m;
+  }
+  // All keys new: records are created; the next start resumes without the flag.
+  {
+    SecY y = make_secy(c, mac, &*store, /*all_keys_new=*/true);
+    EXPECT_EQ(y.tx_sa_status(1).next_pn, 100u);
+  }
+  EXPECT_EQ(store->records().size(), 3u);  // tx AN 0, tx AN 1, rx AN 0
+  SecY y = make_secy(c, mac, &*store);
+  EXPECT_TRUE(y.tx_sa_status(1).pn_resumed);
+  EXPECT_TRUE(y.rx_sa_status(c.rx_scs[0].sci, 0).pn_resumed);
 }
 
 TEST_F(LinkConfigTest, XpnNeedsSsciAndSalt) {

@@ -29,6 +29,23 @@ void check_fixed(const SecYConfig& a, const SecYConfig& b, const std::optional<n
   if (what != nullptr) refuse(std::string("/") + what, "cannot change while the link runs (restart it)");
 }
 
+// With a PnStore, a new SA's key needs a PN record unless the SA says
+// "new_key" (checked before anything changes, so a refusal is clean).
+void check_pn_record(const SecY& secy, PnDirection direction, Sci sci, const SaConfig& sa,
+                     const std::string& state_file) {
+  if (!secy.has_pn_store()) return;
+  auto record = secy.pn_record(direction, sci, sa.keys());
+  if (!record) refuse(sa.pointer + "/key_file", "the PN state store failed: " + std::string(to_string(record.error())));
+  if (!*record && !sa.new_key) {
+    refuse(sa.pointer + "/key_file",
+           "no PN state for key id " + key_id(sa.sak) + (state_file.empty() ? "" : " in " + state_file) +
+               ": a key used before would repeat PNs; if it has never been used, mark the SA \"new_key\": true");
+  }
+  if (*record && **record >= max_pn(secy.config().suite)) {
+    refuse(sa.pointer + "/key_file", "the PN state says every PN of key id " + key_id(sa.sak) + " is used");
+  }
+}
+
 }  // namespace
 
 std::string_view to_string(RotationAction::Kind k) {
@@ -62,6 +79,9 @@ SaRotation::Fingerprint SaRotation::fingerprint(const SaConfig& sa) {
 
 SaRotation::SaRotation(const LinkConfig& current, Sci sci)
     : settings_(current.secy),
+      pn_state_file_(current.pn_state_file),
+      pn_reserve_block_(current.pn_reserve_block),
+      lower_link_(current.lower_link),
       mac_(current.mac),
       sci_(sci),
       retire_delay_(Duration::milliseconds(current.rx_retire_delay_ms)),
@@ -79,6 +99,10 @@ std::vector<RotationAction> SaRotation::apply(SecY& secy, const LinkConfig& next
   using K = RotationAction::Kind;
   // ---- plan and check: nothing below throws after the first change ----
   check_fixed(settings_, next.secy, mac_, next.mac, sci_, next_sci);
+  if (next.pn_state_file != pn_state_file_) refuse("/pn_state_file", "cannot change while the link runs (restart it)");
+  if (next.pn_reserve_block != pn_reserve_block_)
+    refuse("/pn_reserve_block", "cannot change while the link runs (restart it)");
+  if (next.lower_link != lower_link_) refuse("/lower_link", "cannot change while the link runs (restart it)");
 
   const std::uint8_t current_encoding = secy.encoding_an();
   const TxSaStatus encoding = secy.tx_sa_status(current_encoding);
@@ -105,6 +129,7 @@ std::vector<RotationAction> SaRotation::apply(SecY& secy, const LinkConfig& next
     for (const auto& other : tx_install) {
       if (other.fp == fp) refuse(sa.pointer + "/key_file", "the same key is listed for two transmit SAs");
     }
+    check_pn_record(secy, PnDirection::kTransmit, sci_, sa, pn_state_file_);
     tx_install.push_back({&sa, fp});
   }
 
@@ -129,6 +154,7 @@ std::vector<RotationAction> SaRotation::apply(SecY& secy, const LinkConfig& next
         if (sa.pn > st.lowest_pn) rx_raise.emplace_back(sc.sci, &sa);
         continue;
       }
+      check_pn_record(secy, PnDirection::kReceive, sc.sci, sa, pn_state_file_);
       rx_install.push_back({sc.sci, &sa, fp});
     }
   }
@@ -152,8 +178,9 @@ std::vector<RotationAction> SaRotation::apply(SecY& secy, const LinkConfig& next
     actions.push_back({K::kRxScAdded, s, 0, 0, {}});
   }
   for (const auto& in : rx_install) {
-    must(secy.install_rx_sa(in.sci, in.sa->an, in.sa->keys(), in.sa->pn), in.sa->pointer,
-         "cannot install receive SA");
+    must(secy.install_rx_sa(in.sci, in.sa->an, in.sa->keys(), in.sa->pn,
+                            in.sa->new_key ? PnStart::kNewKey : PnStart::kResume),
+         in.sa->pointer, "cannot install receive SA");
     auto it = std::find_if(rx_keys_.begin(), rx_keys_.end(),
                            [&](const auto& e) { return e.first == RxKey{in.sci.value, in.sa->an}; });
     if (it != rx_keys_.end()) {
@@ -177,7 +204,9 @@ std::vector<RotationAction> SaRotation::apply(SecY& secy, const LinkConfig& next
   }
   // 2. transmit SAs.
   for (const auto& in : tx_install) {
-    must(secy.install_tx_sa(in.sa->an, in.sa->keys(), in.sa->pn), in.sa->pointer, "cannot install transmit SA");
+    must(secy.install_tx_sa(in.sa->an, in.sa->keys(), in.sa->pn,
+                            in.sa->new_key ? PnStart::kNewKey : PnStart::kResume),
+         in.sa->pointer, "cannot install transmit SA");
     tx_keys_[in.sa->an] = in.fp;
     tx_used_.insert(in.fp);
     actions.push_back({K::kTxSaInstalled, sci_, in.sa->an, in.sa->pn, key_id(in.sa->sak)});

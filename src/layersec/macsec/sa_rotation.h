@@ -25,7 +25,10 @@
 //   - the key of the current encoding SA would change in place (install the
 //     new key at another AN and switch instead — 10.7.21);
 //   - a transmit key that this SecY has already used would be installed
-//     again as a new SA: its PN would start over and repeat nonces.
+//     again as a new SA: its PN would start over and repeat nonces;
+//   - with a PnStore attached to the SecY: a new SA whose key has no PN
+//     record and is not marked "new_key" (pn_state.h), or whose record says
+//     every PN is used; pn_state_file, pn_reserve_block or lower_link changed.
 // An unchanged transmit SA keeps its PN state; the configured "pn" of a
 // running transmit SA is ignored (a PN never goes backwards).
 //
@@ -112,6 +115,9 @@ class SaRotation {
   static Fingerprint fingerprint(const SaConfig& sa);
 
   SecYConfig settings_;  // SecY settings of the last applied configuration
+  std::string pn_state_file_;
+  std::uint64_t pn_reserve_block_;
+  LowerLinkPolicy lower_link_;
   std::optional<net::MacAddress> mac_;
   Sci sci_;
   std::array<std::optional<Fingerprint>, 4> tx_keys_;

@@ -308,3 +308,44 @@ TEST(SaRotation, LowestPnRaisedListingAgainCancelsRetirementAndScsComeAndGo) {
 
 }  // namespace
 }  // namespace layersec::macsec
+
+namespace layersec::macsec {
+namespace {
+
+// With a PnStore, a reload that brings a key without PN state is refused as
+// a whole (nothing changes) unless the SA says "new_key"; with it the SA is
+// installed and its record created, so the next start resumes after it.
+TEST(SaRotation, ReloadNeedsPnStateOrNewKeyForEveryNewSa) {
+  MemoryPnStore store;
+  LinkConfig c0 = config(kSciA, kSciB, {{0, 1}}, 0, {{0, 2}});
+  MacsecLink a(make_secy(c0, kMacA, &store, /*all_keys_new=*/true));
+  SaRotation r(c0, kSciA);
+  const std::size_t records = store.size();
+
+  LinkConfig c1 = config(kSciA, kSciB, {{0, 1}, {1, 3}}, 0, {{0, 2}, {1, 4}});
+  try {
+    (void)r.apply(a.secy(), c1, kSciA, at_ms(0));
+    FAIL() << "a reload with keys without PN state was applied";
+  } catch (const LinkConfigError& e) {
+    const std::string m = e.what();
+    EXPECT_EQ(m.rfind("/tx/sas/1/key_file: no PN state for key id ", 0), 0u) << m;
+  }
+  EXPECT_FALSE(a.secy().tx_sa_status(1).installed);
+  EXPECT_FALSE(a.secy().rx_sa_status(kSciB, 1).installed);
+  EXPECT_EQ(store.size(), records);
+
+  c1.tx_sas[1].new_key = true;
+  c1.rx_scs[0].sas[1].new_key = true;
+  auto actions = r.apply(a.secy(), c1, kSciA, at_ms(0));
+  EXPECT_TRUE(has(actions, RotationAction::Kind::kTxSaInstalled, 1));
+  EXPECT_TRUE(has(actions, RotationAction::Kind::kRxSaInstalled, 1));
+  EXPECT_EQ(store.size(), records + 2);
+
+  // The state file path and the reserve block are fixed while running.
+  LinkConfig c2 = config(kSciA, kSciB, {{0, 1}, {1, 3}}, 0, {{0, 2}, {1, 4}});
+  c2.pn_reserve_block = 7;
+  EXPECT_THROW((void)r.apply(a.secy(), c2, kSciA, at_ms(0)), LinkConfigError);
+}
+
+}  // namespace
+}  // namespace layersec::macsec

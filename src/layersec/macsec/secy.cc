@@ -72,6 +72,10 @@ std::string_view to_string(SaError e) {
     case SaError::kEncodingSaBusy: return "the encoding SA cannot be replaced or removed";
     case SaError::kBadPn: return "PN out of range for the Cipher Suite";
     case SaError::kPnBackwards: return "the lowest acceptable PN can only be raised";
+    case SaError::kPnStateMissing: return "no PN state for this key (a key used before would repeat PNs)";
+    case SaError::kPnStateUsedUp: return "the PN state says every PN of this key is used: a new key is needed";
+    case SaError::kPnStore: return "the PN state store failed";
+    case SaError::kKeyShared: return "another SA of this SC uses the same key (one nonce space: PNs would repeat)";
   }
   return "unknown SA error";
 }
@@ -85,6 +89,7 @@ std::string_view to_string(ProtectError e) {
     case ProtectError::kPnExhausted: return "PN exhausted: a new SA is needed";
     case ProtectError::kSourceNotSci: return "source address does not match the implicit SCI";
     case ProtectError::kCipher: return "cipher failure";
+    case ProtectError::kPnNotPersisted: return "the next PN block could not be persisted";
   }
   return "unknown protect error";
 }
@@ -97,6 +102,7 @@ std::string_view to_string(ReceiveDrop d) {
     case ReceiveDrop::kNotUsingSa: return "InPktsNotUsingSA";
     case ReceiveDrop::kLate: return "InPktsLate";
     case ReceiveDrop::kNotValid: return "InPktsNotValid";
+    case ReceiveDrop::kPnNotPersisted: return "InPktsPnNotPersisted";
   }
   return "unknown";
 }
@@ -137,6 +143,8 @@ void SecYStats::for_each(const std::function<void(std::string_view, std::uint64_
   fn("OutPktsTooLong", OutPktsTooLong);
   fn("OutOctetsProtected", OutOctetsProtected);
   fn("OutOctetsEncrypted", OutOctetsEncrypted);
+  fn("InPktsPnNotPersisted", InPktsPnNotPersisted);
+  fn("OutPktsPnNotPersisted", OutPktsPnNotPersisted);
 }
 
 void RxScStats::for_each(const std::function<void(std::string_view, std::uint64_t)>& fn) const {
@@ -195,9 +203,108 @@ void SecY::set_replay_protect(bool on, std::uint32_t window) {
       if (sa) sa->window.set_window(window);
 }
 
+// ------------------------------------------------------------ PN persistence
+
+void SecY::set_pn_store(PnStore* store, std::uint64_t reserve_block) {
+  pn_store_ = store;
+  pn_block_ = reserve_block == 0 ? 1 : reserve_block;
+}
+
+Result<std::optional<std::uint64_t>, SaError> SecY::pn_record(PnDirection direction, Sci sci,
+                                                              const SaKeys& keys) const {
+  if (pn_store_ == nullptr) return std::optional<std::uint64_t>{};
+  auto r = pn_store_->load(PnKey{direction, sci, pn_fingerprint(config_.suite, keys)});
+  if (!r) return Err(SaError::kPnStore);
+  return *r;
+}
+
+Result<detail::PnPersisted, SaError> SecY::open_pn_record(PnDirection direction, Sci sci, const SaKeys& keys,
+                                                          std::uint8_t an, std::uint64_t& first_pn,
+                                                          PnStart start) {
+  detail::PnPersisted p;
+  p.key = PnKey{direction, sci, pn_fingerprint(config_.suite, keys)};
+  auto record = pn_store_->load(p.key);
+  if (!record) return Err(SaError::kPnStore);
+  if (!*record) {
+    if (start != PnStart::kNewKey) return Err(SaError::kPnStateMissing);
+    // A new key: the record exists from now on, so the next start resumes.
+    p.highest = first_pn == 0 ? 0 : first_pn - 1;  // a receive SA's lowest PN 0 means 1
+    if (!pn_store_->save(p.key, an, p.highest)) return Err(SaError::kPnStore);
+    return p;
+  }
+  // The key was used before (10.5.2: a PN never repeats within an SA, and a
+  // static SAK's SA outlives the process): resume after the record.
+  p.highest = **record;
+  p.resumed = true;
+  if (p.highest >= max_pn(config_.suite)) return Err(SaError::kPnStateUsedUp);
+  first_pn = std::max(first_pn, p.highest + 1);
+  return p;
+}
+
+bool SecY::reserve_pn(detail::PnPersisted& p, std::uint8_t an, std::uint64_t pn) {
+  // One block from `pn` on, never past the last PN of the suite. Blocks
+  // double up to pn_block_: a quiet SA reserves little (so a crash costs a
+  // receiver few of the peer's frames), a busy one rarely saves.
+  const std::uint64_t block = std::min(p.next_block, pn_block_);
+  const std::uint64_t last = max_pn(config_.suite);
+  const std::uint64_t highest = block - 1 > last - pn ? last : pn + (block - 1);
+  if (!pn_store_->save(p.key, an, highest)) return false;
+  p.highest = highest;
+  p.next_block = block > pn_block_ / 2 ? pn_block_ : 2 * block;
+  return true;
+}
+
+template <typename Fn>
+void SecY::for_each_persisted(Fn&& fn) {
+  const std::uint64_t last = max_pn(config_.suite);
+  for (std::uint8_t an = 0; an < 4; ++an) {
+    if (auto& sa = tx_sas_[an]) fn(sa->persisted, an, sa->exhausted ? last : sa->next_pn - 1);
+  }
+  for (auto& sc : rx_scs_) {
+    for (std::uint8_t an = 0; an < 4; ++an) {
+      if (auto& sa = sc.sas[an]) fn(sa->persisted, an, sa->window.exhausted() ? last : sa->window.next_pn() - 1);
+    }
+  }
+}
+
+Status<SaError> SecY::persist_pn_state() {
+  if (pn_store_ == nullptr) return {};
+  bool ok = true;
+  for_each_persisted([&](detail::PnPersisted& p, std::uint8_t an, std::uint64_t exact) {
+    // Exact values only ever tighten the reservation: exact <= highest.
+    if (exact >= p.highest) return;
+    if (pn_store_->save(p.key, an, exact)) {
+      p.highest = exact;
+      p.next_block = 1;
+    } else {
+      ok = false;
+    }
+  });
+  if (!ok) return Err(SaError::kPnStore);
+  return {};
+}
+
+Status<SaError> SecY::tick_pn_state() {
+  if (pn_store_ == nullptr) return {};
+  bool ok = true;
+  for_each_persisted([&](detail::PnPersisted& p, std::uint8_t an, std::uint64_t exact) {
+    const std::uint64_t used = exact > p.tick_exact ? exact - p.tick_exact : 0;
+    p.tick_exact = exact;
+    p.next_block = std::clamp<std::uint64_t>(used, 1, pn_block_);
+    if (p.highest <= exact || p.highest - exact <= used) return;
+    if (pn_store_->save(p.key, an, exact)) {
+      p.highest = exact;
+    } else {
+      ok = false;
+    }
+  });
+  if (!ok) return Err(SaError::kPnStore);
+  return {};
+}
+
 // ---------------------------------------------------------------- transmit
 
-Status<SaError> SecY::install_tx_sa(std::uint8_t an, const SaKeys& keys, std::uint64_t next_pn) {
+Status<SaError> SecY::install_tx_sa(std::uint8_t an, const SaKeys& keys, std::uint64_t next_pn, PnStart start) {
   if (an > 3) return Err(SaError::kBadAn);
   if (next_pn == 0 || next_pn > max_pn(config_.suite)) return Err(SaError::kBadPn);
   if (an == encoding_an_ && tx_sas_[an] && tx_sas_[an]->enabled && !tx_sas_[an]->exhausted)
@@ -207,7 +314,18 @@ Status<SaError> SecY::install_tx_sa(std::uint8_t an, const SaKeys& keys, std::ui
     return Err(cipher.error() == CipherError::kBadKeyLength ? SaError::kBadKey
                                                             : SaError::kBackend);
   }
-  tx_sas_[an].emplace(detail::TxSa{std::move(cipher).value(), true, false, next_pn});
+  detail::PnPersisted persisted;
+  if (pn_store_ != nullptr) {
+    const PnFingerprint fp = pn_fingerprint(config_.suite, keys);
+    for (std::uint8_t o = 0; o < 4; ++o) {
+      if (o != an && tx_sas_[o] && tx_sas_[o]->persisted.key.fingerprint == fp) return Err(SaError::kKeyShared);
+    }
+    auto p = open_pn_record(PnDirection::kTransmit, config_.sci, keys, an, next_pn, start);
+    if (!p) return Err(p.error());
+    persisted = *p;
+    persisted.tick_exact = next_pn - 1;
+  }
+  tx_sas_[an].emplace(detail::TxSa{std::move(cipher).value(), true, false, next_pn, TxSaStats{}, persisted});
   return {};
 }
 
@@ -232,6 +350,8 @@ TxSaStatus SecY::tx_sa_status(std::uint8_t an) const {
   s.enabled = tx_sas_[an]->enabled;
   s.exhausted = tx_sas_[an]->exhausted;
   s.next_pn = tx_sas_[an]->next_pn;
+  s.pn_persisted = tx_sas_[an]->persisted.highest;
+  s.pn_resumed = tx_sas_[an]->persisted.resumed;
   s.stats = tx_sas_[an]->stats;
   return s;
 }
@@ -278,7 +398,12 @@ Result<std::size_t, ProtectError> SecY::protect(ByteSpan frame, MutableByteSpan 
   }
 
   // 10.5.2: take the PN and advance; the last PN exhausts the SA (no wrap).
+  // With a PnStore the PN is persisted (a block at a time) before it is used.
   const std::uint64_t pn = sa.next_pn;
+  if (pn_store_ != nullptr && pn > sa.persisted.highest && !reserve_pn(sa.persisted, encoding_an_, pn)) {
+    ++stats_.OutPktsPnNotPersisted;
+    return Err(ProtectError::kPnNotPersisted);
+  }
   if (pn >= max_pn(config_.suite)) {
     sa.exhausted = true;
   } else {
@@ -353,7 +478,7 @@ Status<SaError> SecY::remove_rx_sc(Sci sci) {
 }
 
 Status<SaError> SecY::install_rx_sa(Sci sci, std::uint8_t an, const SaKeys& keys,
-                                    std::uint64_t lowest_pn) {
+                                    std::uint64_t lowest_pn, PnStart start) {
   if (an > 3) return Err(SaError::kBadAn);
   if (lowest_pn > max_pn(config_.suite)) return Err(SaError::kBadPn);
   detail::RxSc* sc = find_rx_sc(sci);
@@ -364,10 +489,23 @@ Status<SaError> SecY::install_rx_sa(Sci sci, std::uint8_t an, const SaKeys& keys
     return Err(cipher.error() == CipherError::kBadKeyLength ? SaError::kBadKey
                                                             : SaError::kBackend);
   }
+  detail::PnPersisted persisted;
+  if (pn_store_ != nullptr) {
+    // A restarted receiver accepts nothing at or below what it may have
+    // accepted before (docs/macsec.md, "PN state across restarts").
+    const PnFingerprint fp = pn_fingerprint(config_.suite, keys);
+    for (std::uint8_t o = 0; o < 4; ++o) {
+      if (o != an && sc->sas[o] && sc->sas[o]->persisted.key.fingerprint == fp) return Err(SaError::kKeyShared);
+    }
+    auto p = open_pn_record(PnDirection::kReceive, sci, keys, an, lowest_pn, start);
+    if (!p) return Err(p.error());
+    persisted = *p;
+    persisted.tick_exact = lowest_pn == 0 ? 0 : lowest_pn - 1;
+  }
   sc->sas[an].emplace(detail::RxSa{std::move(cipher).value(),
                                    ReplayWindow(is_xpn(config_.suite), lowest_pn,
                                                 config_.replay_window),
-                                   true, 0, RxSaStats{}});
+                                   true, 0, RxSaStats{}, persisted});
   return {};
 }
 
@@ -422,6 +560,8 @@ RxSaStatus SecY::rx_sa_status(Sci sci, std::uint8_t an) const {
   s.next_pn = sc->sas[an]->window.next_pn();
   s.lowest_pn = sc->sas[an]->window.lowest_pn();
   s.verified_frames = sc->sas[an]->verified;
+  s.pn_persisted = sc->sas[an]->persisted.highest;
+  s.pn_resumed = sc->sas[an]->persisted.resumed;
   s.stats = sc->sas[an]->stats;
   return s;
 }
@@ -564,6 +704,12 @@ Result<Received, ReceiveDrop> SecY::validate(MutableByteSpan frame) {
       d = Disposition::kUnchecked;
     }
   } else {
+    // The PN is persisted (a block at a time) before the frame is accepted,
+    // so a restarted receiver never accepts it again.
+    if (pn_store_ != nullptr && pn > sa.persisted.highest && !reserve_pn(sa.persisted, tag.an, pn)) {
+      ++stats_.InPktsPnNotPersisted;
+      return Err(ReceiveDrop::kPnNotPersisted);
+    }
     if (tag.e) {
       stats_.InOctetsDecrypted += v.secure_data.size();
       sc->stats.InOctetsDecrypted += v.secure_data.size();

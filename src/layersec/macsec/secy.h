@@ -22,6 +22,11 @@
 //    are covered by the ICV only if clear_tags_in_icv is set (default not,
 //    which is what the DPDK/Marvell clear-tag vectors show).
 //
+// PN persistence (pn_state.h): with a PnStore attached, every SA resumes
+// after its persisted PN and the frame path persists a block of PNs before
+// using (transmit) or accepting (receive) a PN beyond it, so static SAKs
+// never repeat a nonce or reopen a replay across restarts.
+//
 // Statistics carry the names of the 802.1AE MIB (10.7.8, 10.7.9, 10.7.11,
 // 10.7.14/15, 10.7.18). The object is thread-compatible: one thread at a time.
 #pragma once
@@ -37,6 +42,7 @@
 #include "layersec/base/bytes.h"
 #include "layersec/base/result.h"
 #include "layersec/macsec/cipher_suite.h"
+#include "layersec/macsec/pn_state.h"
 #include "layersec/macsec/replay_window.h"
 #include "layersec/macsec/sectag.h"
 
@@ -101,6 +107,9 @@ struct SecYStats {
   std::uint64_t OutPktsTooLong = 0;    // secure frame would exceed max_frame_size: discarded
   std::uint64_t OutOctetsProtected = 0;  // User Data octets sent integrity-protected in clear
   std::uint64_t OutOctetsEncrypted = 0;  // User Data octets sent encrypted
+  // layersec extensions (not in the MIB), only with a PnStore attached:
+  std::uint64_t InPktsPnNotPersisted = 0;   // valid, but its PN could not be persisted: discarded
+  std::uint64_t OutPktsPnNotPersisted = 0;  // the PN reservation could not be persisted: not sent
 
   // Calls fn(name, value) for every counter in the order above.
   void for_each(const std::function<void(std::string_view, std::uint64_t)>& fn) const;
@@ -169,6 +178,10 @@ enum class SaError : std::uint8_t {
   kEncodingSaBusy,  // cannot replace the SA that is currently transmitting
   kBadPn,           // next PN 0 or beyond the suite's PN space
   kPnBackwards,     // a lowest acceptable PN may only be raised, never lowered
+  kPnStateMissing,  // a PnStore is attached, it has no record of this key, and it is not new
+  kPnStateUsedUp,   // the PnStore says every PN of this key was used (or accepted)
+  kPnStore,         // the PnStore failed (I/O or corrupt state)
+  kKeyShared,       // PnStore: another SA of the SC has the same key (one PN record, one nonce space)
 };
 std::string_view to_string(SaError e);
 
@@ -181,6 +194,7 @@ enum class ProtectError : std::uint8_t {
   kPnExhausted,     // the encoding SA used its last PN: install a new SA (never wraps)
   kSourceNotSci,    // ES without SCI but the frame's SA is not the SCI's address
   kCipher,          // crypto back end failure (the PN is consumed anyway)
+  kPnNotPersisted,  // the next PN block could not be reserved in the PnStore (no PN used)
 };
 std::string_view to_string(ProtectError e);
 
@@ -192,6 +206,7 @@ enum class ReceiveDrop : std::uint8_t {
   kNotUsingSa,  // InPktsNotUsingSA
   kLate,        // InPktsLate
   kNotValid,    // InPktsNotValid
+  kPnNotPersisted,  // InPktsPnNotPersisted: verified, but the PnStore could not record its PN
 };
 std::string_view to_string(ReceiveDrop d);
 
@@ -227,6 +242,11 @@ struct TxSaStatus {
   bool enabled = false;
   bool exhausted = false;
   std::uint64_t next_pn = 0;
+  // With a PnStore: the persisted highest PN (every PN used is <= it) and
+  // whether a record of this key existed when the SA was installed (the
+  // static SAK was used before: a restart).
+  std::uint64_t pn_persisted = 0;
+  bool pn_resumed = false;
   TxSaStats stats{};
 };
 
@@ -238,10 +258,22 @@ struct RxSaStatus {
   // Frames whose ICV verified on this SA (InPktsOK + delayed ones): a peer
   // that has switched to this SA is known to be using it once this is > 0.
   std::uint64_t verified_frames = 0;
+  // With a PnStore: the persisted highest PN (every PN accepted is <= it)
+  // and whether a record of this key existed at install time.
+  std::uint64_t pn_persisted = 0;
+  bool pn_resumed = false;
   RxSaStats stats{};
 };
 
 namespace detail {
+// What a persisted SA carries: its record key and the persisted highest PN.
+struct PnPersisted {
+  PnKey key{};
+  std::uint64_t highest = 0;
+  bool resumed = false;
+  std::uint64_t next_block = 1;  // size of the next reservation (doubles up to the SecY's block)
+  std::uint64_t tick_exact = 0;  // exact highest PN at the last tick_pn_state()
+};
 // One transmit SA: its cipher context and PN state (10.7.22).
 struct TxSa {
   SaCipher cipher;
@@ -249,6 +281,7 @@ struct TxSa {
   bool exhausted = false;
   std::uint64_t next_pn = 1;
   TxSaStats stats{};
+  PnPersisted persisted{};
 };
 // One receive SA: its cipher context and receive PN state (10.7.14).
 struct RxSa {
@@ -257,6 +290,7 @@ struct RxSa {
   bool enabled = true;
   std::uint64_t verified = 0;
   RxSaStats stats{};
+  PnPersisted persisted{};
 };
 struct RxSc {
   Sci sci;
@@ -288,12 +322,45 @@ class SecY {
   void set_validate_frames(ValidateFrames v) { config_.validate_frames = v; }
   void set_replay_protect(bool on, std::uint32_t window);
 
+  // ---- PN persistence (pn_state.h); configuration time ----
+  // Attaches `store` (not owned; must outlive the SecY; nullptr detaches)
+  // for the SAs installed from now on; call it before installing any SA.
+  // Each SA then resumes from its record (transmit next PN and receive
+  // lowest acceptable PN = persisted highest + 1, or the configured PN if
+  // higher), and the frame path saves a new highest PN before using or
+  // accepting a PN above the persisted one, reserving 1, 2, 4, ... PNs at a
+  // time up to `reserve_block` (>= 1; tick_pn_state() resizes it to the
+  // traffic). Without a store nothing is persisted (the 802.1AE behaviour:
+  // PN state lives as long as the SA).
+  void set_pn_store(PnStore* store, std::uint64_t reserve_block);
+  [[nodiscard]] bool has_pn_store() const { return pn_store_ != nullptr; }
+  // The attached store's record for an SA with these keys (planning, e.g. a
+  // reload: nothing changes). nullopt: no record; kPnStore: the store failed;
+  // without a store always nullopt.
+  [[nodiscard]] Result<std::optional<std::uint64_t>, SaError> pn_record(PnDirection direction, Sci sci,
+                                                                        const SaKeys& keys) const;
+  // Clean shutdown: saves the exact highest PN of every persisted SA whose
+  // record is ahead of it (the last PN used; the highest PN accepted), so a
+  // restart loses nothing, and restarts the reservation doubling at 1.
+  // Tries every SA; kPnStore if any save failed.
+  [[nodiscard]] Status<SaError> persist_pn_state();
+  // Periodic upkeep (`layersec macsec up`: every second). Per SA, with U the
+  // PNs used or accepted since the previous call: the next reservation is
+  // sized U (1..reserve_block), so a steady SA saves about once per period;
+  // and when the record is more than U ahead of the exact value (the traffic
+  // slowed down or stopped) the exact value is saved. So a crash costs a
+  // restarted receiver at most about two periods' worth of the peer's PNs,
+  // never more than reserve_block (docs/macsec.md). kPnStore if a save failed.
+  [[nodiscard]] Status<SaError> tick_pn_state();
+
   // ---- transmit SC (10.7.21, 10.7.22); configuration time ----
   // Installs (or replaces) transmit SA `an` with its own AES-GCM context.
   // The SA starts enabled with next PN `next_pn` (>= 1). Replacing the
-  // encoding SA is refused; switch encoding SA first.
+  // encoding SA is refused; switch encoding SA first. With a PnStore the SA
+  // resumes after its record; no record is kPnStateMissing unless `start` is
+  // kNewKey (then the record is created at next_pn - 1 before returning).
   [[nodiscard]] Status<SaError> install_tx_sa(std::uint8_t an, const SaKeys& keys,
-                                              std::uint64_t next_pn = 1);
+                                              std::uint64_t next_pn = 1, PnStart start = PnStart::kResume);
   // Makes `an` the encoding SA (AN rotation). The SA must be installed.
   [[nodiscard]] Status<SaError> set_encoding_sa(std::uint8_t an);
   [[nodiscard]] Status<SaError> remove_tx_sa(std::uint8_t an);
@@ -308,9 +375,9 @@ class SecY {
   [[nodiscard]] Status<SaError> add_rx_sc(Sci sci);
   [[nodiscard]] Status<SaError> remove_rx_sc(Sci sci);
   // Installs (or replaces) receive SA `an` of SC `sci`, enabled, accepting
-  // PNs from `lowest_pn` on.
+  // PNs from `lowest_pn` on (PnStore: as install_tx_sa, for the peer's SCI).
   [[nodiscard]] Status<SaError> install_rx_sa(Sci sci, std::uint8_t an, const SaKeys& keys,
-                                              std::uint64_t lowest_pn = 1);
+                                              std::uint64_t lowest_pn = 1, PnStart start = PnStart::kResume);
   [[nodiscard]] Status<SaError> enable_rx_sa(Sci sci, std::uint8_t an, bool enabled);
   // Raises the lowest acceptable PN of a receive SA (the KaY's
   // nextPN/lowestPN update, 802.1AE-2018 10.7.14; with MKA the value comes
@@ -342,6 +409,17 @@ class SecY {
   detail::RxSc* find_rx_sc(Sci sci);
   const detail::RxSc* find_rx_sc(Sci sci) const;
   Received deliver_stripped(MutableByteSpan frame, const SecureFrameView& v, Disposition d);
+  // Loads (or, for kNewKey without a record, creates) the record of a new SA
+  // and returns its persisted state; `first_pn` is the configured next /
+  // lowest PN and is raised past the record.
+  Result<detail::PnPersisted, SaError> open_pn_record(PnDirection direction, Sci sci, const SaKeys& keys,
+                                                      std::uint8_t an, std::uint64_t& first_pn, PnStart start);
+  // Saves a new highest PN covering `pn` (one reserve block); false on failure.
+  bool reserve_pn(detail::PnPersisted& p, std::uint8_t an, std::uint64_t pn);
+  // Calls fn(persisted, an, exact) for every SA with PN state, where exact is
+  // the last PN used (transmit) or the highest accepted (receive).
+  template <typename Fn>
+  void for_each_persisted(Fn&& fn);
 
   SecYConfig config_;
   SecYStats stats_;
@@ -351,6 +429,8 @@ class SecY {
   std::uint8_t encoding_an_ = 0;
   std::vector<detail::RxSc> rx_scs_;  // sorted by SCI
   SecTagError last_sectag_error_ = SecTagError::kTooShort;
+  PnStore* pn_store_ = nullptr;
+  std::uint64_t pn_block_ = 1;
 };
 
 }  // namespace layersec::macsec

@@ -91,7 +91,9 @@ TEST(SecY, StatisticsCarryMibNames) {
       "InPktsUnusedSA",   "InPktsUnchecked",   "InPktsDelayed",     "InPktsNoTag",
       "InPktsBadTag",     "InPktsUntagged",    "InOctetsValidated", "InOctetsDecrypted",
       "OutPktsProtected", "OutPktsEncrypted",  "OutPktsUntagged",   "OutPktsTooLong",
-      "OutOctetsProtected", "OutOctetsEncrypted"};
+      "OutOctetsProtected", "OutOctetsEncrypted",
+      // layersec extensions (PN persistence), after the MIB names
+      "InPktsPnNotPersisted", "OutPktsPnNotPersisted"};
   EXPECT_EQ(names, expected);
 }
 

@@ -1,8 +1,14 @@
 #include "layersec/net/pcap.h"
 
 #include <pcap/pcap.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <utility>
+
+#include "layersec/base/file.h"
 
 namespace layersec::net {
 
@@ -12,15 +18,38 @@ constexpr int kSnapLength = 65535;
 void set_error(std::string* out, const std::string& text) {
   if (out) *out = text;
 }
+
+// libpcap reports a short file as "truncated dump file; ..." (sf-pcap.c).
+bool is_truncation(const char* text) { return std::strncmp(text, "truncated dump file", 19) == 0; }
+
+// A stdio stream over base/file.h's open_regular_file / open_output_file, so
+// libpcap works on a descriptor we checked; nullptr with `error` set.
+template <class OpenFd>
+FILE* open_stream(const std::string& path, OpenFd open_fd, const char* mode, std::string* error) {
+  int fd = -1;
+  try {
+    fd = open_fd(path);
+  } catch (const FileError& e) {
+    set_error(error, e.what());
+    return nullptr;
+  }
+  FILE* f = ::fdopen(fd, mode);
+  if (f == nullptr) {
+    set_error(error, path + ": " + std::strerror(errno));
+    ::close(fd);
+  }
+  return f;
+}
 }  // namespace
 
 const char* to_string(PcapError e) {
   switch (e) {
     case PcapError::kOpenFailed: return "open failed";
     case PcapError::kWrongLinkType: return "not an Ethernet capture";
-    case PcapError::kReadFailed: return "read failed";
+    case PcapError::kReadFailed: return "corrupt capture";
     case PcapError::kEndOfFile: return "end of file";
     case PcapError::kTimeout: return "timeout";
+    case PcapError::kTruncated: return "truncated capture";
   }
   return "unknown";
 }
@@ -32,15 +61,20 @@ Result<PcapWriter, PcapError> PcapWriter::open(const std::string& path, PcapPrec
   PcapWriter w;
   w.precision_ = precision;
   w.epoch_offset_ = epoch_offset;
+  w.path_ = path;
   w.pcap_ = pcap_open_dead_with_tstamp_precision(
       DLT_EN10MB, kSnapLength, precision == PcapPrecision::kNano ? PCAP_TSTAMP_PRECISION_NANO : PCAP_TSTAMP_PRECISION_MICRO);
   if (!w.pcap_) {
     set_error(error, "pcap_open_dead failed");
     return Err(PcapError::kOpenFailed);
   }
-  w.dumper_ = pcap_dump_open(w.pcap_, path.c_str());
+  // Our own open (no symlink, regular file only), then libpcap on the stream.
+  FILE* f = open_stream(path, [](const std::string& p) { return open_output_file(p, 0644); }, "wb", error);
+  if (f == nullptr) return Err(PcapError::kOpenFailed);
+  w.dumper_ = pcap_dump_fopen(w.pcap_, f);
   if (!w.dumper_) {
-    set_error(error, std::string("pcap_dump_open: ") + pcap_geterr(w.pcap_));
+    set_error(error, path + ": pcap_dump_fopen: " + pcap_geterr(w.pcap_));
+    std::fclose(f);
     return Err(PcapError::kOpenFailed);
   }
   return w;
@@ -51,24 +85,28 @@ PcapWriter::PcapWriter(PcapWriter&& o) noexcept
       dumper_(std::exchange(o.dumper_, nullptr)),
       precision_(o.precision_),
       epoch_offset_(o.epoch_offset_),
-      records_(o.records_) {}
+      records_(o.records_),
+      write_errno_(o.write_errno_),
+      path_(std::move(o.path_)) {}
 
 PcapWriter& PcapWriter::operator=(PcapWriter&& o) noexcept {
   if (this != &o) {
-    close();
+    (void)finish();
     pcap_ = std::exchange(o.pcap_, nullptr);
     dumper_ = std::exchange(o.dumper_, nullptr);
     precision_ = o.precision_;
     epoch_offset_ = o.epoch_offset_;
     records_ = o.records_;
+    write_errno_ = o.write_errno_;
+    path_ = std::move(o.path_);
   }
   return *this;
 }
 
-PcapWriter::~PcapWriter() { close(); }
+PcapWriter::~PcapWriter() { (void)finish(); }
 
 void PcapWriter::record(TimePoint time, ByteSpan frame) {
-  if (!dumper_) return;
+  if (!dumper_ || write_errno_ != 0) return;
   std::int64_t ns = (time + epoch_offset_).ns();
   if (ns < 0) ns = 0;
   pcap_pkthdr h{};
@@ -78,16 +116,29 @@ void PcapWriter::record(TimePoint time, ByteSpan frame) {
   h.ts.tv_usec = static_cast<suseconds_t>(precision_ == PcapPrecision::kNano ? frac : frac / 1000);
   h.len = static_cast<bpf_u_int32>(frame.size());
   h.caplen = static_cast<bpf_u_int32>(frame.size() < kSnapLength ? frame.size() : kSnapLength);
+  errno = 0;
   pcap_dump(reinterpret_cast<u_char*>(dumper_), &h, frame.data());
+  // pcap_dump ignores fwrite's result; the stream's error flag is sticky.
+  if (std::ferror(pcap_dump_file(dumper_)) != 0) {
+    write_errno_ = errno != 0 ? errno : EIO;
+    return;
+  }
   ++records_;
 }
 
 void PcapWriter::flush() {
-  if (dumper_) pcap_dump_flush(dumper_);
+  if (dumper_ && write_errno_ == 0 && pcap_dump_flush(dumper_) != 0) write_errno_ = errno != 0 ? errno : EIO;
 }
 
-void PcapWriter::close() {
+int PcapWriter::finish() noexcept {
   if (dumper_) {
+    FILE* f = pcap_dump_file(dumper_);
+    errno = 0;
+    if (write_errno_ == 0 && pcap_dump_flush(dumper_) != 0) write_errno_ = errno != 0 ? errno : EIO;
+    if (write_errno_ == 0 && std::ferror(f) != 0) write_errno_ = EIO;
+    if (write_errno_ == 0 && ::fsync(::fileno(f)) != 0 && errno != EINVAL) write_errno_ = errno;
+    // pcap_dump_close is fclose() and drops its result; everything was
+    // flushed and fsync'ed above, so nothing is left for close to lose.
     pcap_dump_close(dumper_);
     dumper_ = nullptr;
   }
@@ -95,31 +146,53 @@ void PcapWriter::close() {
     pcap_close(pcap_);
     pcap_ = nullptr;
   }
+  return write_errno_;
+}
+
+void PcapWriter::close() {
+  const bool was_open = dumper_ != nullptr;
+  const int e = finish();
+  if (was_open && e != 0) throw FileError(FileErrorKind::kWrite, path_, std::string("write failed: ") + std::strerror(e));
 }
 
 // ---------------------------------------------------------------- reader
 
 Result<PcapReader, PcapError> PcapReader::open(const std::string& path, std::string* error) {
   PcapReader r;
+  r.path_ = path;
+  // A FIFO would block pcap_open_offline: open and check it ourselves.
+  FILE* f = open_stream(path, [](const std::string& p) { return open_regular_file(p); }, "rb", error);
+  if (f == nullptr) return Err(PcapError::kOpenFailed);
   char errbuf[PCAP_ERRBUF_SIZE] = {};
-  r.pcap_ = pcap_open_offline_with_tstamp_precision(path.c_str(), PCAP_TSTAMP_PRECISION_NANO, errbuf);
+  r.pcap_ = pcap_fopen_offline_with_tstamp_precision(f, PCAP_TSTAMP_PRECISION_NANO, errbuf);
   if (!r.pcap_) {
-    set_error(error, std::string("pcap_open_offline: ") + errbuf);
-    return Err(PcapError::kOpenFailed);
+    std::fclose(f);  // libpcap closes the stream only once it owns it
+    const bool truncated = is_truncation(errbuf);
+    set_error(error, path + ": " + (truncated ? "truncated capture: " : "not a pcap capture: ") + errbuf);
+    return Err(truncated ? PcapError::kTruncated : PcapError::kOpenFailed);
   }
   if (pcap_datalink(r.pcap_) != DLT_EN10MB) {
-    set_error(error, "link type is not Ethernet");
+    set_error(error, path + ": link type is not Ethernet");
     return Err(PcapError::kWrongLinkType);
   }
   return r;
 }
 
-PcapReader::PcapReader(PcapReader&& o) noexcept : pcap_(std::exchange(o.pcap_, nullptr)) {}
+PcapReader::PcapReader(PcapReader&& o) noexcept
+    : pcap_(std::exchange(o.pcap_, nullptr)),
+      path_(std::move(o.path_)),
+      read_(o.read_),
+      end_(o.end_),
+      last_error_(std::move(o.last_error_)) {}
 
 PcapReader& PcapReader::operator=(PcapReader&& o) noexcept {
   if (this != &o) {
     if (pcap_) pcap_close(pcap_);
     pcap_ = std::exchange(o.pcap_, nullptr);
+    path_ = std::move(o.path_);
+    read_ = o.read_;
+    end_ = o.end_;
+    last_error_ = std::move(o.last_error_);
   }
   return *this;
 }
@@ -129,12 +202,28 @@ PcapReader::~PcapReader() {
 }
 
 Result<PcapRecord, PcapError> PcapReader::next() {
-  if (!pcap_) return Err(PcapError::kEndOfFile);
+  if (!pcap_) return Err(end_);
   pcap_pkthdr* h = nullptr;
   const u_char* data = nullptr;
   const int rc = pcap_next_ex(pcap_, &h, &data);
-  if (rc == PCAP_ERROR_BREAK) return Err(PcapError::kEndOfFile);
-  if (rc != 1) return Err(PcapError::kReadFailed);
+  if (rc == PCAP_ERROR_BREAK) {
+    pcap_close(pcap_);
+    pcap_ = nullptr;
+    return Err(end_);
+  }
+  if (rc != 1) {
+    // PCAP_ERROR: a short read inside a record, an impossible length, or an
+    // I/O error (savefile readers never return 0).
+    const char* why = pcap_geterr(pcap_);
+    const bool truncated = is_truncation(why);
+    last_error_ = path_ + ": " + (truncated ? "truncated capture" : "corrupt capture") + ": record " +
+                  std::to_string(read_ + 1) + ": " + why;
+    pcap_close(pcap_);
+    pcap_ = nullptr;
+    end_ = truncated ? PcapError::kTruncated : PcapError::kReadFailed;  // sticky
+    return Err(end_);
+  }
+  ++read_;
   PcapRecord rec;
   rec.time = TimePoint::from_ns(static_cast<std::int64_t>(h->ts.tv_sec) * 1'000'000'000 + h->ts.tv_usec);
   rec.original_length = h->len;
@@ -146,7 +235,10 @@ std::vector<PcapRecord> PcapReader::read_all() {
   std::vector<PcapRecord> out;
   for (;;) {
     auto r = next();
-    if (!r) break;
+    if (!r) {
+      if (r.error() == PcapError::kEndOfFile) break;
+      throw PcapReadError(r.error(), last_error_);
+    }
     out.push_back(std::move(r).value());
   }
   return out;

@@ -1,18 +1,23 @@
 #include "layersec/net/pcap.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "layersec/base/file.h"
 #include "layersec/base/hex.h"
 #include "layersec/net/netns.h"
 #include "layersec/net/sim.h"
 #include "layersec/net/sim_attack.h"
 #include "layersec/net/sim_host.h"
+#include "support/temp_files.h"
 
 namespace layersec::net {
 namespace {
@@ -105,6 +110,136 @@ TEST(PcapTest, MicrosecondPrecisionAndErrors) {
   EXPECT_EQ(PcapReader::open(temp_path("missing.pcap"), &err).error(), PcapError::kOpenFailed);
   EXPECT_FALSE(err.empty());
   EXPECT_EQ(PcapWriter::open("/nonexistent-dir/x.pcap").error(), PcapError::kOpenFailed);
+}
+
+// Five 60-byte records at known offsets: file header 24 bytes, then per
+// record a 16-byte header and 60 bytes of frame.
+std::string write_five(const std::string& name) {
+  const std::string path = temp_path(name);
+  auto w = PcapWriter::open(path, PcapPrecision::kMicro);
+  EXPECT_TRUE(w.ok());
+  for (int i = 0; i < 5; ++i) w->record(TimePoint::from_ns(1'000'000'000LL * (i + 1)), Bytes(60, static_cast<std::uint8_t>(i)));
+  w->close();
+  EXPECT_EQ(w->records(), 5u);
+  EXPECT_EQ(std::filesystem::file_size(path), 24u + 5 * (16 + 60));
+  return path;
+}
+
+// Issue 13 item 13: a truncated capture was read as a short one (a read
+// error was treated as the end of the file) and the command exited 0.
+TEST(PcapTest, CaptureCutInsideARecordIsTruncatedNotShort) {
+  const std::string path = write_five("cut.pcap");
+  std::filesystem::resize_file(path, 24 + 4 * 76 + 16 + 30);  // half of record 5's frame
+  auto r = PcapReader::open(path);
+  ASSERT_TRUE(r.ok());
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(r->next().ok()) << i;
+  auto fifth = r->next();
+  ASSERT_FALSE(fifth.ok());
+  EXPECT_EQ(fifth.error(), PcapError::kTruncated);
+  EXPECT_EQ(r->last_error().rfind(path + ": truncated capture: record 5: truncated dump file", 0), 0u)
+      << r->last_error();
+  EXPECT_EQ(r->next().error(), PcapError::kTruncated) << "the error is sticky, not end of file";
+  // read_all throws instead of returning four records.
+  auto again = PcapReader::open(path);
+  ASSERT_TRUE(again.ok());
+  try {
+    (void)again->read_all();
+    ADD_FAILURE() << "read_all returned a truncated capture";
+  } catch (const PcapReadError& e) {
+    EXPECT_EQ(e.kind(), PcapError::kTruncated);
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+  }
+  // Cut inside a record header, and inside the file header.
+  std::filesystem::resize_file(path, 24 + 76 + 5);
+  auto h = PcapReader::open(path);
+  ASSERT_TRUE(h.ok());
+  ASSERT_TRUE(h->next().ok());
+  EXPECT_EQ(h->next().error(), PcapError::kTruncated);
+  std::filesystem::resize_file(path, 10);
+  std::string err;
+  EXPECT_EQ(PcapReader::open(path, &err).error(), PcapError::kTruncated);
+  EXPECT_EQ(err.rfind(path + ": truncated capture", 0), 0u) << err;
+  std::remove(path.c_str());
+}
+
+TEST(PcapTest, CorruptRecordLengthIsAnErrorNotTheEnd) {
+  const std::string path = write_five("corrupt.pcap");
+  {
+    // Record 2's caplen (offset 8 in its header) becomes 0xffffffff.
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(24 + 76 + 8);
+    const char ff[4] = {'\xff', '\xff', '\xff', '\xff'};
+    f.write(ff, 4);
+  }
+  auto r = PcapReader::open(path);
+  ASSERT_TRUE(r.ok());
+  ASSERT_TRUE(r->next().ok());
+  EXPECT_EQ(r->next().error(), PcapError::kReadFailed);
+  EXPECT_NE(r->last_error().find("corrupt capture: record 2"), std::string::npos) << r->last_error();
+  auto again = PcapReader::open(path);
+  ASSERT_TRUE(again.ok());
+  EXPECT_THROW((void)again->read_all(), PcapReadError);
+  std::remove(path.c_str());
+}
+
+// Issue 13 item 12: a FIFO given as a pcap blocked pcap_open_offline.
+TEST(PcapTest, ReaderRefusesFifoAndDevicesWithoutBlocking) {
+  const std::string fifo = temp_path("in.fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::string err;
+  EXPECT_EQ(PcapReader::open(fifo, &err).error(), PcapError::kOpenFailed);
+  EXPECT_EQ(err, fifo + ": not a regular file (FIFO)");
+  std::remove(fifo.c_str());
+  EXPECT_EQ(PcapReader::open("/dev/zero", &err).error(), PcapError::kOpenFailed);
+  EXPECT_EQ(err, "/dev/zero: not a regular file (device)");
+}
+
+// Issue 13 item 13: `--pcap` followed a symlink and overwrote a key file.
+TEST(PcapTest, WriterRefusesSymlinkAndDevice) {
+  const std::string key = temp_path("victim.key");
+  std::ofstream(key) << "secret\n";
+  const std::string link = temp_path("link.pcap");
+  ASSERT_EQ(::symlink(key.c_str(), link.c_str()), 0);
+  std::string err;
+  EXPECT_EQ(PcapWriter::open(link, PcapPrecision::kMicro, Duration::zero(), &err).error(), PcapError::kOpenFailed);
+  EXPECT_EQ(err, link + ": is a symbolic link (refused)");
+  std::ifstream in(key);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "secret");
+  std::remove(link.c_str());
+  std::remove(key.c_str());
+  // /dev/full: refused up front instead of "wrote 5 frames" with exit 0.
+  EXPECT_EQ(PcapWriter::open("/dev/full", PcapPrecision::kMicro, Duration::zero(), &err).error(),
+            PcapError::kOpenFailed);
+  EXPECT_EQ(err, "/dev/full: not a regular file (device)");
+}
+
+// A write that fails (here: RLIMIT_FSIZE, EFBIG) is reported by close() with
+// the path; it used to vanish in pcap_dump_close.
+TEST(PcapTest, WriteFailureIsThrownByClose) {
+  const std::string path = temp_path("limited.pcap");
+  std::string what;
+  bool failed = false;
+  std::uint64_t written = 0;
+  {
+    testing::FileSizeLimit limit(8192);
+    auto w = PcapWriter::open(path, PcapPrecision::kMicro);
+    if (w.ok()) {
+      for (int i = 0; i < 100; ++i) w->record(TimePoint::from_ns(i), Bytes(1000, 7));
+      try {
+        w->close();
+      } catch (const FileError& e) {
+        what = e.what();
+        failed = w->failed();
+      }
+      written = w->records();
+    }
+  }
+  EXPECT_TRUE(failed);
+  EXPECT_EQ(what, path + ": write failed: File too large");
+  EXPECT_LT(written, 100u);
+  std::remove(path.c_str());
 }
 
 bool have_tshark() { return run_command({"sh", "-c", "command -v tshark"}) == 0; }

@@ -1,10 +1,11 @@
 #include "layersec/secoc/config.h"
 
-#include <fstream>
 #include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
+
+#include "layersec/base/file.h"
 
 namespace layersec::secoc {
 namespace {
@@ -78,6 +79,19 @@ std::uint32_t group_by_name(const EngineConfig& c, const std::string& name, cons
 PduProfile parse_profile(const json& p, const std::string& path, const EngineConfig& c) {
   PduProfile prof = profile_by_name(get_string(p, "profile", path, "vendor"), c.trip_bits,
                                     c.reset_bits, at(path, "profile"));
+  const std::string kind = get_string(p, "freshness", path, "counter");
+  if (kind != "counter" && kind != "timestamp")
+    throw ConfigError(at(path, "freshness"), "must be \"counter\" or \"timestamp\"");
+  if (kind == "timestamp") {
+    if (!prof.freshness.has_freshness())
+      throw ConfigError(at(path, "freshness"), "profile " + std::string(to_string(prof.kind)) +
+                                                   " has no freshness value to carry a timestamp");
+    if (prof.kind == ProfileKind::kAeadGcm)
+      throw ConfigError(at(path, "freshness"),
+                        "timestamp freshness is refused with aead-gcm: a clock that steps back "
+                        "across a restart would repeat a GCM nonce");
+    prof.freshness = FreshnessLayout::timestamp_us(64, 64);
+  }
   if (p.contains("algorithm")) {
     prof.algorithm = algorithm_by_name(get_string(p, "algorithm", path, ""), at(path, "algorithm"));
     if (is_aead(prof.algorithm) && prof.kind != ProfileKind::kAeadGcm)
@@ -99,10 +113,19 @@ PduProfile parse_profile(const json& p, const std::string& path, const EngineCon
       get_uint(p, "freshnessValueTxLength", path, 64, prof.freshness.tx_bits));
   const unsigned flag = static_cast<unsigned>(
       get_uint(p, "resetFlagLength", path, 16, prof.freshness.reset_flag_bits));
-  if (fv_len != prof.freshness.total() || fv_tx != prof.freshness.tx_bits ||
-      flag != prof.freshness.reset_flag_bits)
+  if (prof.freshness.timestamp) {
+    if (flag != 0) throw ConfigError(at(path, "resetFlagLength"), "timestamp freshness has no reset flag");
+    prof.freshness = FreshnessLayout::timestamp_us(static_cast<std::uint8_t>(fv_len),
+                                                   static_cast<std::uint8_t>(fv_tx));
+    if (!prof.freshness.valid())
+      throw ConfigError(at(path, "freshnessValueLength"),
+                        "timestamp freshness needs freshnessValueLength 48..64 and "
+                        "1 <= freshnessValueTxLength <= freshnessValueLength");
+  } else if (fv_len != prof.freshness.total() || fv_tx != prof.freshness.tx_bits ||
+             flag != prof.freshness.reset_flag_bits) {
     prof.freshness = make_layout(fv_len, fv_tx, flag, c.trip_bits, c.reset_bits,
                                  at(path, "freshnessValueLength"));
+  }
   prof.auth_pdu_header_length =
       static_cast<std::uint8_t>(get_uint(p, "authPduHeaderLength", path, 4, 0));
   prof.secured_area_offset =
@@ -131,7 +154,8 @@ FreshnessLayout make_layout(unsigned fv_length, unsigned fv_tx_length, unsigned 
                                 " must exceed trip+reset+resetFlag bits (" +
                                 std::to_string(fixed) + ") and be <= 64");
   FreshnessLayout l{trip_bits, reset_bits, static_cast<std::uint8_t>(fv_length - fixed),
-                    static_cast<std::uint8_t>(reset_flag), static_cast<std::uint8_t>(fv_tx_length)};
+                    static_cast<std::uint8_t>(reset_flag), static_cast<std::uint8_t>(fv_tx_length),
+                    false};
   if (!l.valid())
     throw ConfigError(path, "freshnessValueTxLength must be > resetFlagLength and <= resetFlagLength + "
                             "message counter bits (" + std::to_string(l.msg_bits) + ")");
@@ -168,7 +192,14 @@ void EngineConfig::validate() const {
     if (key_groups[p.key_group].algorithm != p.profile.algorithm)
       throw ConfigError(path + ".keyGroup", "key group algorithm differs from the PDU's");
     if (const auto why = p.profile.validate(); !why.empty()) throw ConfigError(path, why);
-    any_fv = any_fv || p.profile.freshness.has_freshness();
+    if (p.profile.freshness.timestamp && is_aead(p.profile.algorithm))
+      throw ConfigError(path + ".freshness", "timestamp freshness is refused with aead-gcm");
+    if (is_aead(p.profile.algorithm) && !has_sender_id && sender_id == 0)
+      throw ConfigError("$.senderId",
+                        "required by the aead-gcm tx PDU " + std::to_string(p.id) +
+                            ": it is part of the GCM nonce and every sender sharing the key needs "
+                            "its own");
+    any_fv = any_fv || (p.profile.freshness.has_freshness() && !p.profile.freshness.timestamp);
   }
   ids.clear();
   for (std::size_t i = 0; i < rx_pdus.size(); ++i) {
@@ -183,7 +214,30 @@ void EngineConfig::validate() const {
     if (p.verify_attempts < 1 || p.verify_attempts > kMaxVerifyAttempts)
       throw ConfigError(path + ".authenticationVerifyAttempts",
                         "must be 1.." + std::to_string(kMaxVerifyAttempts));
-    if (p.profile.freshness.has_freshness()) {
+    if (is_aead(p.profile.algorithm) && !p.has_sender_id && p.sender_id == 0)
+      throw ConfigError(path + ".senderId",
+                        "required for an aead-gcm rx PDU: the GCM nonce carries the sender's "
+                        "senderId, and without it every PDU fails as mac-mismatch");
+    if (p.profile.freshness.timestamp) {
+      if (is_aead(p.profile.algorithm))
+        throw ConfigError(path + ".freshness", "timestamp freshness is refused with aead-gcm");
+      if (p.max_age <= Duration::zero() || p.max_age > Duration::seconds(3600))
+        throw ConfigError(path + ".maxAgeMs", "must be 1..3600000 for timestamp freshness");
+      if (p.max_sources < 1 || p.max_sources > kMaxSources)
+        throw ConfigError(path + ".maxSources", "must be 1.." + std::to_string(kMaxSources));
+      if (p.mode == FreshnessMode::kReorderTolerant && (p.window < 1 || p.window > 256))
+        throw ConfigError(path + ".window", "reorder-tolerant windows are 1..256");
+      // The receiver picks the value nearest its own clock: the transmitted
+      // bits must span more than twice the accepted age on either side.
+      const unsigned tx = p.profile.freshness.tx_bits;
+      if (tx < 63 && static_cast<double>(std::uint64_t{1} << tx) <= 4.0 * p.max_age.us())
+        throw ConfigError(path + ".freshnessValueTxLength",
+                          std::to_string(tx) + " transmitted bits span " +
+                              std::to_string((std::uint64_t{1} << tx) / 1000) +
+                              " ms of microseconds: need more than 4 x maxAgeMs");
+      if (p.has_sync_channel)
+        throw ConfigError(path + ".syncChannel", "timestamp freshness needs no sync channel");
+    } else if (p.profile.freshness.has_freshness()) {
       const unsigned lsb = p.profile.freshness.msg_lower_bits();
       const std::uint64_t limit =
           lsb >= 63 ? ~std::uint64_t{0}
@@ -211,6 +265,9 @@ void EngineConfig::validate() const {
       throw ConfigError(path + ".authInfoTxLength", "out of range for the key group's MAC");
     for (std::size_t k = 0; k < i; ++k)
       if (sync_rx[k].id == sync_rx[i].id) throw ConfigError(path + ".id", "duplicate sync channel");
+    if (sync_rx[i].period <= Duration::zero()) throw ConfigError(path + ".periodMs", "must be > 0");
+    if (sync_rx[i].max_age < Duration::zero() || sync_rx[i].max_age > Duration::seconds(3600))
+      throw ConfigError(path + ".maxAgeMs", "must be 0..3600000 (0 = no time bound)");
   }
   if (sync_tx.enabled) {
     if (sync_tx.key_group >= key_groups.size() || is_aead(key_groups[sync_tx.key_group].algorithm))
@@ -236,11 +293,23 @@ std::string EngineConfig::describe() const {
   for (const auto& p : tx_pdus)
     o << "  tx pdu " << p.id << " dataId=0x" << std::hex << p.data_id << std::dec << ": "
       << p.profile.describe() << "\n";
-  for (const auto& p : rx_pdus)
+  for (const auto& p : rx_pdus) {
     o << "  rx pdu " << p.id << " dataId=0x" << std::hex << p.data_id << std::dec << ": "
       << p.profile.describe() << "; mode="
       << (p.mode == FreshnessMode::kStrict ? "strict" : "reorder-tolerant") << " W=" << p.window
-      << " attempts=" << unsigned{p.verify_attempts} << "\n";
+      << " attempts=" << unsigned{p.verify_attempts};
+    if (p.profile.freshness.timestamp)
+      o << " freshness=timestamp maxAge=" << p.max_age.ms() << " ms sources=" << p.max_sources;
+    o << "\n";
+  }
+  for (const auto& s : sync_rx) {
+    o << "  sync rx channel " << s.id << " period " << s.period.ms() << " ms, ";
+    if (s.max_age == Duration::zero())
+      o << "NO time bound: a held-back PDU is accepted whenever it is released\n";
+    else
+      o << "time bound: a PDU is stale " << (s.period + s.max_age).ms()
+        << " ms after its reset cycle started\n";
+  }
   if (sync_tx.enabled)
     o << "  sync tx dataId=0x" << std::hex << sync_tx.data_id << std::dec << " MAC "
       << sync_tx.auth_info_tx_length << " bits (forgery 2^-" << sync_tx.auth_info_tx_length
@@ -254,6 +323,7 @@ EngineConfig config_from_json(const json& j) {
                        "keyGroups", "syncTx", "syncRx", "txPdus", "rxPdus"});
   EngineConfig c;
   c.sender_id = static_cast<std::uint16_t>(get_uint(j, "senderId", root, 0xFFFF, 0));
+  c.has_sender_id = j.contains("senderId");
   c.trip_bits = static_cast<std::uint8_t>(get_uint(j, "tripCounterLength", root, 24, kDefaultTripBits));
   c.reset_bits =
       static_cast<std::uint8_t>(get_uint(j, "resetCounterLength", root, 24, kDefaultResetBits));
@@ -287,13 +357,17 @@ EngineConfig config_from_json(const json& j) {
   const auto& srx = get_array(j, "syncRx", root);
   for (std::size_t i = 0; i < srx.size(); ++i) {
     const std::string path = idx("$.syncRx", i);
-    check_keys(srx[i], path, {"id", "dataId", "keyGroup", "authInfoTxLength"});
+    check_keys(srx[i], path, {"id", "dataId", "keyGroup", "authInfoTxLength", "periodMs", "maxAgeMs"});
     SyncRxConfig s;
     s.id = static_cast<std::uint32_t>(get_uint(srx[i], "id", path, kMaxPduId, 0, true));
     s.data_id = static_cast<std::uint16_t>(get_uint(srx[i], "dataId", path, 0xFFFF, 0, true));
     s.key_group = group_by_name(c, get_string(srx[i], "keyGroup", path, "", true), at(path, "keyGroup"));
     s.auth_info_tx_length =
         static_cast<std::uint16_t>(get_uint(srx[i], "authInfoTxLength", path, 256, 64));
+    s.period = Duration::milliseconds(
+        static_cast<std::int64_t>(get_uint(srx[i], "periodMs", path, 65535, 1000)));
+    s.max_age = Duration::milliseconds(static_cast<std::int64_t>(
+        get_uint(srx[i], "maxAgeMs", path, 3600000, static_cast<std::uint64_t>(kDefaultMaxAge.ms()))));
     c.sync_rx.push_back(s);
   }
   const auto& tx = get_array(j, "txPdus", root);
@@ -301,7 +375,8 @@ EngineConfig config_from_json(const json& j) {
     const std::string path = idx("$.txPdus", i);
     check_keys(tx[i], path, {"id", "profile", "dataId", "keyGroup", "algorithm", "authInfoTxLength",
                              "freshnessValueLength", "freshnessValueTxLength", "resetFlagLength",
-                             "authPduHeaderLength", "securedAreaOffset", "securedAreaLength"});
+                             "authPduHeaderLength", "securedAreaOffset", "securedAreaLength",
+                             "freshness"});
     TxPduConfig p;
     p.id = static_cast<std::uint32_t>(get_uint(tx[i], "id", path, kMaxPduId, 0, true));
     p.data_id = static_cast<std::uint16_t>(get_uint(tx[i], "dataId", path, 0xFFFF, 0, true));
@@ -321,7 +396,8 @@ EngineConfig config_from_json(const json& j) {
                              "freshnessValueLength", "freshnessValueTxLength", "resetFlagLength",
                              "authPduHeaderLength", "securedAreaOffset", "securedAreaLength",
                              "syncChannel", "freshnessMode", "window",
-                             "authenticationVerifyAttempts", "senderId"});
+                             "authenticationVerifyAttempts", "senderId", "freshness", "maxAgeMs",
+                             "maxSources"});
     RxPduConfig p;
     p.id = static_cast<std::uint32_t>(get_uint(rx[i], "id", path, kMaxPduId, 0, true));
     p.data_id = static_cast<std::uint16_t>(get_uint(rx[i], "dataId", path, 0xFFFF, 0, true));
@@ -335,7 +411,7 @@ EngineConfig config_from_json(const json& j) {
     else throw ConfigError(at(path, "freshnessMode"), "must be \"strict\" or \"reorder-tolerant\"");
     // Default W = 32, capped by what the transmitted bits can disambiguate.
     std::uint64_t def_w = kDefaultWindow;
-    if (p.profile.freshness.has_freshness()) {
+    if (p.profile.freshness.has_freshness() && !p.profile.freshness.timestamp) {
       const unsigned lsb = p.profile.freshness.msg_lower_bits();
       const std::uint64_t cap = lsb >= 63 ? ~std::uint64_t{0}
                                           : (p.mode == FreshnessMode::kStrict
@@ -351,6 +427,14 @@ EngineConfig config_from_json(const json& j) {
       p.sync_channel = static_cast<std::uint32_t>(get_uint(rx[i], "syncChannel", path, kMaxPduId, 0));
     }
     p.sender_id = static_cast<std::uint16_t>(get_uint(rx[i], "senderId", path, 0xFFFF, 0));
+    p.has_sender_id = rx[i].contains("senderId");
+    if (!p.profile.freshness.timestamp && (rx[i].contains("maxAgeMs") || rx[i].contains("maxSources")))
+      throw ConfigError(at(path, rx[i].contains("maxAgeMs") ? "maxAgeMs" : "maxSources"),
+                        "only for \"freshness\": \"timestamp\" (counter freshness is time-bound "
+                        "through its syncRx channel's maxAgeMs)");
+    p.max_age = Duration::milliseconds(static_cast<std::int64_t>(
+        get_uint(rx[i], "maxAgeMs", path, 3600000, static_cast<std::uint64_t>(kDefaultMaxAge.ms()))));
+    p.max_sources = static_cast<std::uint32_t>(get_uint(rx[i], "maxSources", path, kMaxSources, 1));
     c.rx_pdus.push_back(p);
   }
   c.validate();
@@ -358,11 +442,12 @@ EngineConfig config_from_json(const json& j) {
 }
 
 EngineConfig load_config_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ConfigError(path, "cannot open");
+  // base/file.h: regular files only (a FIFO cannot block, a directory is
+  // named as one), bounded, read errors are errors.
+  const std::string text = read_config_file<ConfigError>(path);
   json j;
   try {
-    j = json::parse(in);
+    j = json::parse(text);
   } catch (const json::parse_error& e) {
     throw ConfigError(path, std::string("JSON syntax: ") + e.what());
   }

@@ -14,6 +14,14 @@
 //                  "syncChannel": 0, "freshnessMode": "strict", "window": 32,
 //                  "authenticationVerifyAttempts": 1, "senderId": 1} ]
 //   }
+// syncRx entries also take "periodMs" (the sender's sync period, default
+// 1000) and "maxAgeMs" (the time bound, default 1000; 0 = no time bound,
+// which lets a held-back PDU through and is said so by describe()).
+// Timestamp freshness: "freshness": "timestamp" on a tx or rx PDU (default
+// "counter"); rx PDUs then take "maxAgeMs" (default 1000, >= 1) and
+// "maxSources" (distinct authenticated senders tracked, default 1; the
+// SOME/IP-SD PDU, shared by every node, needs one per peer) instead of a
+// syncChannel. Timestamp PDUs default to a 64-bit FV sent in full.
 // Per-PDU overrides: algorithm, authInfoTxLength, freshnessValueLength,
 // freshnessValueTxLength, resetFlagLength, authPduHeaderLength,
 // securedAreaOffset, securedAreaLength. Profile "aead-gcm" (non-standard)
@@ -54,9 +62,15 @@ struct KeyGroupConfig {
 struct TxPduConfig {
   std::uint32_t id = 0;
   std::uint16_t data_id = 0;
-  PduProfile profile;
+  PduProfile profile;  // profile.freshness.timestamp: timestamp freshness
   std::uint32_t key_group = 0;
 };
+
+// Default time bound: PDUs (timestamp freshness) or reset cycles (counter
+// freshness) older than this are stale.
+inline constexpr Duration kDefaultMaxAge = Duration::milliseconds(1000);
+// Upper bound of RxPduConfig::max_sources.
+inline constexpr std::uint32_t kMaxSources = 1024;
 
 // Upper bound of authenticationVerifyAttempts.
 inline constexpr std::uint8_t kMaxVerifyAttempts = 8;
@@ -76,6 +90,11 @@ struct RxPduConfig {
   std::uint32_t sync_channel = 0;
   bool has_sync_channel = false;
   std::uint16_t sender_id = 0;  // AEAD nonce of the sending node
+  bool has_sender_id = false;   // "senderId" given (required for aead-gcm)
+  // Timestamp freshness only: the maximum age (and clock skew) accepted, and
+  // how many authenticated senders get their own replay state.
+  Duration max_age = kDefaultMaxAge;
+  std::uint32_t max_sources = 1;
 };
 
 struct SyncTxConfig {
@@ -91,10 +110,17 @@ struct SyncRxConfig {
   std::uint16_t data_id = 0;
   std::uint32_t key_group = 0;
   std::uint16_t auth_info_tx_length = 64;
+  // Time bound of counter freshness: a sync message is accepted only if its
+  // timestamp is within max_age of the receiver's clock, and a PDU of the
+  // reset cycle it starts only until timestamp + period + max_age (plus one
+  // period per reset cycle skipped). Duration::zero() = no time bound.
+  Duration period = Duration::seconds(1);
+  Duration max_age = kDefaultMaxAge;
 };
 
 struct EngineConfig {
   std::uint16_t sender_id = 0;
+  bool has_sender_id = false;  // "senderId" given (required when a tx PDU is aead-gcm)
   std::uint8_t trip_bits = kDefaultTripBits;
   std::uint8_t reset_bits = kDefaultResetBits;
   Duration rollover_window = Duration::seconds(60);

@@ -1,5 +1,6 @@
 #include "layersec/secoc/engine.h"
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
@@ -15,6 +16,7 @@ std::string_view to_string(Rejection r) {
     case Rejection::kKeyUnknown: return "key-unknown";
     case Rejection::kBufferTooSmall: return "buffer-too-small";
     case Rejection::kStateStore: return "state-store";
+    case Rejection::kStale: return "stale";
   }
   return "unknown";
 }
@@ -29,6 +31,19 @@ std::string_view to_string(ProtectError e) {
     case ProtectError::kFreshnessExhausted: return "freshness-exhausted";
     case ProtectError::kCrypto: return "crypto";
     case ProtectError::kStateStore: return "state-store";
+    case ProtectError::kNoTime: return "no-time";
+  }
+  return "unknown";
+}
+
+std::string_view to_string(StartError e) {
+  switch (e) {
+    case StartError::kStateStore: return "state file could not be read or written";
+    case StartError::kTripExhausted: return "trip counter exhausted: a new key is required";
+    case StartError::kStateMissing:
+      return "state file missing: the trip counter would restart and reuse freshness values "
+             "(first provisioning needs the explicit first-start setting)";
+    case StartError::kStateCorrupt: return "state file corrupt (refusing to guess a trip counter)";
   }
   return "unknown";
 }
@@ -38,7 +53,18 @@ struct Engine::TxPdu {
   std::uint16_t data_id = 0;
   PduProfile profile;
   std::uint32_t key_group = 0;
-  std::uint64_t msg = 0;  // last MsgCnt used in the current reset cycle
+  std::uint64_t msg = 0;  // last MsgCnt used in the current reset cycle (timestamp: last FV)
+};
+
+// Replay state of one authenticated sender of a timestamp-freshness PDU.
+struct Engine::SourceState {
+  bool used = false;
+  std::uint64_t source = 0;
+  std::uint64_t highest = 0;  // highest FV accepted
+  std::uint64_t floor = 0;    // FVs at or below are refused (evicted from `recent`)
+  std::vector<std::uint64_t> recent;  // reorder-tolerant: accepted FVs above floor (ring)
+  std::size_t next = 0;
+  TimePoint last_used;
 };
 
 struct Engine::RxPdu {
@@ -50,10 +76,24 @@ struct Engine::RxPdu {
   std::uint32_t window = kDefaultWindow;
   std::uint8_t attempts = 1;
   std::uint32_t channel = 0;
+  bool has_channel = false;
   std::uint16_t sender_id = 0;
   TruncatedCounter counter;
   RxFreshnessState st;
   ReplayWindow bitmap;
+  std::optional<TimePoint> cycle_start;  // start of st.last's reset cycle (sender's clock)
+  // The reset cycle before st.last's, for late PDUs (item: reordered behind
+  // the next cycle's first PDU or sync).
+  struct Previous {
+    bool valid = false;
+    FreshnessCounters last;
+    ReplayWindow bitmap;
+    std::optional<TimePoint> cycle_start;
+  } prev;
+  // Timestamp freshness.
+  Duration max_age = kDefaultMaxAge;
+  std::vector<SourceState> sources;
+  std::uint64_t evicted_floor = 0;  // a source without state starts here
   VerifyCounters counters;
 };
 
@@ -62,9 +102,15 @@ struct Engine::SyncChannel {
   std::uint16_t data_id = 0;
   std::uint32_t key_group = 0;
   PduProfile profile;
+  Duration period = Duration::seconds(1);
+  Duration max_age = kDefaultMaxAge;  // zero: no time bound
   bool have = false;  // a (trip, reset) was accepted (or restored)
   std::uint64_t trip = 0;
   std::uint64_t reset = 0;
+  std::optional<TimePoint> cycle_start;  // timestamp of the accepted sync
+  bool have_prev = false;  // the cycle accepted before (trip, reset), this run
+  std::uint64_t prev_trip = 0;
+  std::uint64_t prev_reset = 0;
 };
 
 namespace {
@@ -82,8 +128,33 @@ PduProfile sync_profile(AuthAlgorithm alg, std::uint16_t mac_bits) {
   return p;
 }
 
-std::size_t sync_payload_size(const EngineConfig& c) {
+// TripCnt || ResetCnt bytes of the sync payload; an 8-byte timestamp follows.
+std::size_t sync_counter_bytes(const EngineConfig& c) {
   return (std::size_t{c.trip_bits} + c.reset_bits + 7) / 8;
+}
+constexpr std::size_t kSyncTimestampBytes = 8;
+std::size_t sync_payload_size(const EngineConfig& c) {
+  return sync_counter_bytes(c) + kSyncTimestampBytes;
+}
+
+// Microseconds of the freshness clock (0 before its origin).
+std::uint64_t to_us(TimePoint t) { return t.ns() <= 0 ? 0 : static_cast<std::uint64_t>(t.ns()) / 1000; }
+TimePoint from_us(std::uint64_t us) {
+  return TimePoint::from_ns(us >= static_cast<std::uint64_t>(INT64_MAX / 1000)
+                                ? INT64_MAX
+                                : static_cast<std::int64_t>(us) * 1000);
+}
+
+// The timestamp with the received `tx` low bits nearest `now_us`.
+std::uint64_t reconstruct_timestamp(std::uint64_t now_us, std::uint64_t rx, unsigned tx,
+                                    unsigned total) {
+  if (tx >= total || tx >= 64) return rx;
+  const std::uint64_t m = std::uint64_t{1} << tx;
+  const std::uint64_t half = m / 2;
+  std::uint64_t cand = (now_us & ~(m - 1)) | rx;
+  if (cand > now_us && cand - now_us > half && cand >= m) cand -= m;
+  else if (cand < now_us && now_us - cand > half && cand <= FreshnessLayout::mask(total) - m) cand += m;
+  return cand;
 }
 
 bool epoch_less(std::uint64_t t1, std::uint64_t r1, std::uint64_t t2, std::uint64_t r2) {
@@ -100,14 +171,16 @@ void make_nonce(std::uint16_t data_id, std::uint16_t sender, std::uint64_t fv, s
 }  // namespace
 
 Status<crypto::CryptoError> compute_authenticator(crypto::Mac& mac, const PduProfile& profile,
-                                                  std::uint16_t data_id, ByteSpan area,
-                                                  std::uint64_t fv, std::uint8_t* tag_out) {
+                                                  std::uint16_t data_id, ByteSpan header,
+                                                  ByteSpan area, std::uint64_t fv,
+                                                  std::uint8_t* tag_out) {
   std::uint8_t id[2];
   store_be16(id, data_id);
   std::uint8_t fvb[8];
   const std::size_t fvn = encode_fv(profile, fv, fvb);
   mac.begin();
   mac.update(ByteSpan(id, 2));
+  if (!header.empty()) mac.update(header);
   mac.update(area);
   if (fvn) mac.update(ByteSpan(fvb, fvn));
   const unsigned bits = profile.auth_info_tx_length;
@@ -121,12 +194,22 @@ Status<crypto::CryptoError> compute_authenticator(crypto::Mac& mac, const PduPro
 Engine::Engine(EngineConfig config, StateStore& store) : config_(std::move(config)), store_(store) {}
 Engine::~Engine() = default;
 
-Result<std::unique_ptr<Engine>, StartError> Engine::start(EngineConfig config, StateStore& store) {
+Result<std::unique_ptr<Engine>, StartError> Engine::start(EngineConfig config, StateStore& store,
+                                                          StartOptions options) {
   config.validate();
   auto loaded = store.load();
-  if (!loaded) return Err(StartError::kStateStore);
+  PersistedState state;
+  if (loaded) {
+    state = std::move(loaded).value();
+  } else if (loaded.error() == StoreError::kMissing) {
+    if (!options.first_start) return Err(StartError::kStateMissing);
+  } else {
+    return Err(loaded.error() == StoreError::kCorrupt ? StartError::kStateCorrupt
+                                                      : StartError::kStateStore);
+  }
   std::unique_ptr<Engine> e(new Engine(std::move(config), store));
-  e->persisted_ = std::move(loaded).value();
+  e->persisted_ = std::move(state);
+  e->start_time_ = options.now;
   const EngineConfig& c = e->config_;
   if (c.trip_bits > 0) {
     // Trip counter: +1 at every start, durable before the first PDU.
@@ -157,6 +240,8 @@ Result<std::unique_ptr<Engine>, StartError> Engine::start(EngineConfig config, S
     ch.data_id = s.data_id;
     ch.key_group = s.key_group;
     ch.profile = sync_profile(c.key_groups[s.key_group].algorithm, s.auth_info_tx_length);
+    ch.period = s.period;
+    ch.max_age = s.max_age;
     for (const auto& r : e->persisted_.rx) {
       if (r.channel == s.id) {
         ch.have = true;
@@ -175,10 +260,18 @@ Result<std::unique_ptr<Engine>, StartError> Engine::start(EngineConfig config, S
     r.window = p.window;
     r.attempts = p.verify_attempts;
     r.channel = p.sync_channel;
+    r.has_channel = p.has_sync_channel;
     r.sender_id = p.sender_id;
     r.counter.counter_bits = std::max(1U, unsigned{p.profile.freshness.msg_bits});
     r.counter.lsb_bits = std::max(1U, p.profile.freshness.msg_lower_bits());
     r.bitmap = ReplayWindow(std::min<std::uint32_t>(p.window, ReplayWindow::kCapacityBits));
+    r.prev.bitmap = r.bitmap;
+    r.max_age = p.max_age;
+    if (p.profile.freshness.timestamp) {
+      r.sources.resize(p.max_sources);
+      if (p.mode == FreshnessMode::kReorderTolerant)
+        for (auto& src : r.sources) src.recent.assign(p.window, 0);
+    }
   }
   if (c.sync_tx.enabled)
     e->sync_tx_profile_ =
@@ -205,7 +298,7 @@ std::uint32_t Engine::group_index(const std::string& name) const {
 }
 
 Result<std::size_t, ProtectError> Engine::protect(std::uint32_t pdu_id, ByteSpan payload,
-                                                  MutableByteSpan out) {
+                                                  MutableByteSpan out, const TxInput& in) {
   if (pdu_id >= tx_.size() || !tx_[pdu_id].present) return Err(ProtectError::kUnknownPdu);
   TxPdu& p = tx_[pdu_id];
   const PduProfile& prof = p.profile;
@@ -218,7 +311,14 @@ Result<std::size_t, ProtectError> Engine::protect(std::uint32_t pdu_id, ByteSpan
   const FreshnessLayout& layout = prof.freshness;
   FreshnessCounters c;
   std::uint64_t fv = 0;
-  if (layout.has_freshness()) {
+  if (layout.timestamp) {
+    // FV = the clock in microseconds, strictly increasing per PDU.
+    if (!in.now) return Err(ProtectError::kNoTime);
+    if (p.msg >= layout.max_msg()) return Err(ProtectError::kFreshnessExhausted);
+    c = {0, 0, std::max(p.msg + 1, to_us(*in.now))};
+    if (c.msg > layout.max_msg()) return Err(ProtectError::kFreshnessExhausted);
+    fv = c.msg;
+  } else if (layout.has_freshness()) {
     if (trip_exhausted_ || p.msg >= layout.max_msg()) return Err(ProtectError::kFreshnessExhausted);
     c = {trip_, reset_, p.msg + 1};
     fv = layout.compose(c);
@@ -234,15 +334,15 @@ Result<std::size_t, ProtectError> Engine::protect(std::uint32_t pdu_id, ByteSpan
     store_be16(id, p.data_id);
     std::uint8_t fvb[8];
     const std::size_t fvn = encode_fv(prof, fv, fvb);
-    const ByteSpan aad[2] = {ByteSpan(id, 2), ByteSpan(fvb, fvn)};
-    if (!key.gcm->seal(ByteSpan(nonce, 12), std::span<const ByteSpan>(aad, 2),
+    const ByteSpan aad[3] = {ByteSpan(id, 2), in.header, ByteSpan(fvb, fvn)};
+    if (!key.gcm->seal(ByteSpan(nonce, 12), std::span<const ByteSpan>(aad, 3),
                        MutableByteSpan(body, n), MutableByteSpan(tag.data(), prof.auth_info_tx_length / 8u))
              .ok())
       return Err(ProtectError::kCrypto);
   } else {
     auto area = secured_area(prof, ByteSpan(body, n));
     if (!area) return Err(ProtectError::kSecuredAreaOutside);
-    if (!compute_authenticator(*key.mac, prof, p.data_id, *area, fv, tag.data()).ok())
+    if (!compute_authenticator(*key.mac, prof, p.data_id, in.header, *area, fv, tag.data()).ok())
       return Err(ProtectError::kCrypto);
   }
   pack_auth_info(prof, fv & FreshnessLayout::mask(layout.tx_bits), tag.data(), body + n);
@@ -256,8 +356,136 @@ Result<std::size_t, Rejection> Engine::reject(RxPdu* pdu, Rejection r) {
   return Err(r);
 }
 
+bool Engine::try_mac(RxPdu& p, const SecuredPduView& parsed, ByteSpan area, ByteSpan header,
+                     std::uint64_t fv, MutableByteSpan out, bool& previous_key) {
+  const PduProfile& prof = p.profile;
+  const ByteSpan authentic = parsed.authentic;
+  const std::size_t n = authentic.size();
+  const unsigned bits = prof.auth_info_tx_length;
+  KeyGroup& group = groups_[p.key_group];
+  for (int k = 0; k < 2; ++k) {
+    KeySlot& slot = k == 0 ? group.current() : group.previous();
+    if (!slot.live) continue;
+    bool ok = false;
+    if (slot.gcm) {
+      std::uint8_t nonce[12];
+      make_nonce(p.data_id, p.sender_id, fv, nonce);
+      std::uint8_t id[2];
+      store_be16(id, p.data_id);
+      std::uint8_t fvb[8];
+      const std::size_t fvn = encode_fv(prof, fv, fvb);
+      const ByteSpan aad[3] = {ByteSpan(id, 2), header, ByteSpan(fvb, fvn)};
+      if (n != 0) std::memmove(out.data(), authentic.data(), n);
+      ok = slot.gcm->open(ByteSpan(nonce, 12), std::span<const ByteSpan>(aad, 3),
+                          MutableByteSpan(out.data(), n), ByteSpan(parsed.tag.data(), bits / 8))
+               .ok();
+    } else {
+      std::array<std::uint8_t, kMaxTagBytes> tag;
+      if (compute_authenticator(*slot.mac, prof, p.data_id, header, area, fv, tag.data()).ok())
+        ok = crypto::ct_equal_bits(ByteSpan(tag.data(), (bits + 7) / 8),
+                                   ByteSpan(parsed.tag.data(), (bits + 7) / 8), bits);
+      if (ok && n != 0 && out.data() != authentic.data()) std::memmove(out.data(), authentic.data(), n);
+    }
+    if (ok) {
+      previous_key = k == 1;
+      return true;
+    }
+  }
+  return false;
+}
+
+Result<std::size_t, Rejection> Engine::verify_timestamp(RxPdu& p, const SecuredPduView& parsed,
+                                                        ByteSpan area, MutableByteSpan out,
+                                                        const RxInput& in) {
+  const FreshnessLayout& layout = p.profile.freshness;
+  if (!in.now) return reject(&p, Rejection::kStale);
+  const std::uint64_t now_us = to_us(*in.now);
+  const std::uint64_t max_age_us = static_cast<std::uint64_t>(p.max_age.ns() / 1000);
+  const std::uint64_t fv =
+      reconstruct_timestamp(now_us, parsed.truncated_fv, layout.tx_bits, layout.total());
+  // Time bound, either side (the future side bounds clock skew), and never
+  // from before this receiver started: what was recorded before a restart is
+  // refused without persisted receiver state.
+  if (fv + max_age_us < now_us || fv > now_us + max_age_us) return reject(&p, Rejection::kStale);
+  if (start_time_ && fv < to_us(*start_time_)) return reject(&p, Rejection::kStale);
+  SourceState* src = nullptr;
+  for (auto& s : p.sources)
+    if (s.used && s.source == in.source) src = &s;
+  const std::uint64_t floor = src ? src->floor : p.evicted_floor;
+  const std::uint64_t highest = src ? src->highest : p.evicted_floor;
+  if (p.mode == FreshnessMode::kStrict) {
+    if (fv <= highest) return reject(&p, Rejection::kReplay);
+  } else {
+    if (fv <= floor) return reject(&p, fv + p.window < highest ? Rejection::kOutOfWindow : Rejection::kReplay);
+    if (src && std::find(src->recent.begin(), src->recent.end(), fv) != src->recent.end())
+      return reject(&p, Rejection::kReplay);
+  }
+  bool previous_key = false;
+  if (!try_mac(p, parsed, area, in.header, fv, out, previous_key))
+    return reject(&p, Rejection::kMacMismatch);
+  // Verified: only now is sender state created or advanced.
+  if (!src) {
+    SourceState* victim = &p.sources[0];
+    for (auto& s : p.sources) {
+      if (!s.used) {
+        victim = &s;
+        break;
+      }
+      if (s.last_used < victim->last_used) victim = &s;
+    }
+    if (victim->used) p.evicted_floor = std::max(p.evicted_floor, victim->highest);
+    src = victim;
+    src->used = true;
+    src->source = in.source;
+    src->highest = std::max(floor, p.evicted_floor);
+    src->floor = src->highest;
+    std::fill(src->recent.begin(), src->recent.end(), 0);
+    src->next = 0;
+  }
+  if (!src->recent.empty()) {
+    std::uint64_t& slot = src->recent[src->next];
+    src->floor = std::max(src->floor, slot);  // the value leaving the ring
+    slot = fv;
+    src->next = (src->next + 1) % src->recent.size();
+  }
+  src->highest = std::max(src->highest, fv);
+  src->last_used = *in.now;
+  ++p.counters.accepted;
+  ++totals_.accepted;
+  if (previous_key) {
+    ++p.counters.accepted_previous_key;
+    ++totals_.accepted_previous_key;
+  }
+  return parsed.authentic.size();
+}
+
+namespace {
+// Records an accepted message counter of one reset cycle: strict keeps the
+// last one (Algorithm 1's local counter), reorder-tolerant the bitmap and its
+// highest.
+void accept_counter(FreshnessMode mode, ReplayWindow& bitmap, std::uint64_t& last, std::uint64_t msg) {
+  if (mode == FreshnessMode::kStrict) {
+    last = msg;
+  } else {
+    bitmap.accept(msg);
+    last = bitmap.highest();
+  }
+}
+
+// A candidate of reset cycle `start` + `ahead` periods is within the time
+// bound until start + (ahead + 1) * period + max_age.
+bool within_bound(Duration period, Duration max_age, std::optional<TimePoint> cycle_start,
+                  std::uint64_t ahead, std::optional<TimePoint> now) {
+  if (max_age == Duration::zero()) return true;  // no time bound configured
+  if (!now || !cycle_start) return false;
+  const std::int64_t limit = cycle_start->ns() + period.ns() * static_cast<std::int64_t>(ahead + 1) +
+                             max_age.ns();
+  return now->ns() <= limit;
+}
+}  // namespace
+
 Result<std::size_t, Rejection> Engine::verify(std::uint32_t pdu_id, ByteSpan secured,
-                                              MutableByteSpan out) {
+                                              MutableByteSpan out, const RxInput& in) {
   if (pdu_id >= rx_.size() || !rx_[pdu_id].present) return reject(nullptr, Rejection::kUnknownPdu);
   RxPdu& p = rx_[pdu_id];
   const PduProfile& prof = p.profile;
@@ -274,24 +502,32 @@ Result<std::size_t, Rejection> Engine::verify(std::uint32_t pdu_id, ByteSpan sec
     if (!a) return reject(&p, Rejection::kMalformed);
     area = *a;
   }
+  const FreshnessLayout& layout = prof.freshness;
+  if (layout.timestamp) return verify_timestamp(p, *parsed, area, out, in);
 
-  // Candidate FVs, in order (SecOCAuthenticationVerifyAttempts).
+  // Candidate FVs, in order (SecOCAuthenticationVerifyAttempts, then the
+  // previous reset cycle).
+  enum class Kind : std::uint8_t { kCurrent, kNextCycle, kPreviousCycle };
   struct Candidate {
     FreshnessCounters c;
-    bool next_cycle = false;
+    Kind kind = Kind::kCurrent;
+    std::uint64_t ahead = 0;
   };
-  std::array<Candidate, kMaxVerifyAttempts> cands;
+  std::array<Candidate, kMaxVerifyAttempts + 1> cands;
   int nc = 0;
   Rejection fallback = Rejection::kMacMismatch;
-  const FreshnessLayout& layout = prof.freshness;
   if (!layout.has_freshness()) {
     cands[nc++] = {};
   } else if (!p.st.synchronised) {
     fallback = Rejection::kOutOfWindow;
   } else {
+    const SyncChannel* ch = p.has_channel && p.channel < sync_rx_.size() ? &sync_rx_[p.channel] : nullptr;
+    const Duration period = ch ? ch->period : Duration::seconds(1);
+    const Duration max_age = ch ? ch->max_age : Duration::zero();
     const std::uint64_t lower = layout.rx_msg_lower(parsed->truncated_fv);
     const std::uint64_t flag = layout.rx_reset_flag(parsed->truncated_fv);
     const std::uint64_t flag_mask = FreshnessLayout::mask(layout.reset_flag_bits);
+    const bool fresh_cycle = within_bound(period, max_age, p.cycle_start, 0, in.now);
     if ((p.st.last.reset & flag_mask) == flag) {
       const CounterCandidate cc = p.mode == FreshnessMode::kStrict
                                       ? p.counter.reconstruct_strict(p.st.last.msg, lower, p.window)
@@ -299,11 +535,13 @@ Result<std::size_t, Rejection> Engine::verify(std::uint32_t pdu_id, ByteSpan sec
       if (cc.kind == Reconstruction::kCandidate) {
         const auto chk = p.mode == FreshnessMode::kStrict ? ReplayWindow::Check::kNew
                                                           : p.bitmap.check(cc.value);
-        if (chk == ReplayWindow::Check::kNew) {
-          cands[nc++] = {{p.st.last.trip, p.st.last.reset, cc.value}, false};
-        } else {
+        if (chk != ReplayWindow::Check::kNew) {
           fallback = chk == ReplayWindow::Check::kDuplicate ? Rejection::kReplay
                                                             : Rejection::kOutOfWindow;
+        } else if (!fresh_cycle) {
+          fallback = Rejection::kStale;
+        } else {
+          cands[nc++] = {{p.st.last.trip, p.st.last.reset, cc.value}, Kind::kCurrent, 0};
         }
       } else {
         fallback = cc.kind == Reconstruction::kReplay ? Rejection::kReplay : Rejection::kOutOfWindow;
@@ -314,67 +552,68 @@ Result<std::size_t, Rejection> Engine::verify(std::uint32_t pdu_id, ByteSpan sec
     // Attempts 2..N: the first W counters of the next N-1 reset cycles, for a
     // receiver that lost up to N-1 sync messages (cycles whose ResetFlag does
     // not match the received one are skipped but still count).
-    for (std::uint64_t j = 1; j < p.attempts && nc < static_cast<int>(cands.size()); ++j) {
+    for (std::uint64_t j = 1; j < p.attempts && nc < static_cast<int>(kMaxVerifyAttempts); ++j) {
       if (p.st.last.reset > layout.max_reset() - j) break;
       const std::uint64_t next_reset = p.st.last.reset + j;
       if ((next_reset & flag_mask) == flag && lower >= 1 && lower < p.window &&
-          lower <= layout.max_msg())
-        cands[nc++] = {{p.st.last.trip, next_reset, lower}, true};
+          lower <= layout.max_msg()) {
+        if (within_bound(period, max_age, p.cycle_start, j, in.now))
+          cands[nc++] = {{p.st.last.trip, next_reset, lower}, Kind::kNextCycle, j};
+        else if (fallback == Rejection::kMacMismatch || fallback == Rejection::kOutOfWindow)
+          fallback = Rejection::kStale;
+      }
+    }
+    // Last: a late PDU of the previous reset cycle, while the current cycle
+    // is young (fewer than W PDUs accepted) and the previous one is still
+    // within its time bound.
+    if (p.prev.valid && p.st.last.msg < p.window && (p.prev.last.reset & flag_mask) == flag &&
+        within_bound(period, max_age, p.prev.cycle_start, 0, in.now)) {
+      const CounterCandidate cc =
+          p.mode == FreshnessMode::kStrict
+              ? p.counter.reconstruct_strict(p.prev.last.msg, lower, p.window)
+              : p.counter.reconstruct_tolerant(p.prev.last.msg, lower, p.window);
+      if (cc.kind == Reconstruction::kCandidate &&
+          (p.mode == FreshnessMode::kStrict || p.prev.bitmap.check(cc.value) == ReplayWindow::Check::kNew))
+        cands[nc++] = {{p.prev.last.trip, p.prev.last.reset, cc.value}, Kind::kPreviousCycle, 0};
     }
   }
 
-  const unsigned bits = prof.auth_info_tx_length;
   for (int i = 0; i < nc; ++i) {
     const Candidate& cand = cands[static_cast<std::size_t>(i)];
     const std::uint64_t fv = layout.has_freshness() ? layout.compose(cand.c) : 0;
-    for (int k = 0; k < 2; ++k) {
-      KeySlot& slot = k == 0 ? group.current() : group.previous();
-      if (!slot.live) continue;
-      bool ok = false;
-      if (slot.gcm) {
-        std::uint8_t nonce[12];
-        make_nonce(p.data_id, p.sender_id, fv, nonce);
-        std::uint8_t id[2];
-        store_be16(id, p.data_id);
-        std::uint8_t fvb[8];
-        const std::size_t fvn = encode_fv(prof, fv, fvb);
-        const ByteSpan aad[2] = {ByteSpan(id, 2), ByteSpan(fvb, fvn)};
-        if (n != 0) std::memmove(out.data(), authentic.data(), n);
-        ok = slot.gcm->open(ByteSpan(nonce, 12), std::span<const ByteSpan>(aad, 2),
-                            MutableByteSpan(out.data(), n), ByteSpan(parsed->tag.data(), bits / 8))
-                 .ok();
-      } else {
-        std::array<std::uint8_t, kMaxTagBytes> tag;
-        if (compute_authenticator(*slot.mac, prof, p.data_id, area, fv, tag.data()).ok())
-          ok = crypto::ct_equal_bits(ByteSpan(tag.data(), (bits + 7) / 8),
-                                     ByteSpan(parsed->tag.data(), (bits + 7) / 8), bits);
-        if (ok && n != 0 && out.data() != authentic.data())
-          std::memmove(out.data(), authentic.data(), n);
-      }
-      if (!ok) continue;
-      // Verified: only now does the freshness state advance.
-      if (layout.has_freshness()) {
-        if (cand.next_cycle) {
+    bool previous_key = false;
+    if (!try_mac(p, *parsed, area, in.header, fv, out, previous_key)) continue;
+    // Verified: only now does the freshness state advance.
+    if (layout.has_freshness()) {
+      switch (cand.kind) {
+        case Kind::kNextCycle: {
+          const SyncChannel& ch = sync_rx_[p.channel];
+          p.prev = {true, p.st.last, p.bitmap, p.cycle_start};
           p.st.last = cand.c;
           p.bitmap.reset(0);
           p.bitmap.accept(cand.c.msg);
+          if (p.cycle_start) p.cycle_start = *p.cycle_start + ch.period * static_cast<std::int64_t>(cand.ahead);
           ++p.counters.accepted_next_cycle;
           ++totals_.accepted_next_cycle;
-        } else if (p.mode == FreshnessMode::kStrict) {
-          p.st.last.msg = cand.c.msg;
-        } else {
-          p.bitmap.accept(cand.c.msg);
-          p.st.last.msg = p.bitmap.highest();
+          break;
         }
+        case Kind::kPreviousCycle:
+          accept_counter(p.mode, p.prev.bitmap, p.prev.last.msg, cand.c.msg);
+          ++p.counters.accepted_previous_cycle;
+          ++totals_.accepted_previous_cycle;
+          break;
+        case Kind::kCurrent:
+          accept_counter(p.mode, p.bitmap, p.st.last.msg, cand.c.msg);
+          break;
       }
-      ++p.counters.accepted;
-      ++totals_.accepted;
-      if (k == 1) {
-        ++p.counters.accepted_previous_key;
-        ++totals_.accepted_previous_key;
-      }
-      return n;
     }
+    ++p.counters.accepted;
+    ++totals_.accepted;
+    if (previous_key) {
+      ++p.counters.accepted_previous_key;
+      ++totals_.accepted_previous_key;
+    }
+    return n;
   }
   return reject(&p, nc > 0 && fallback == Rejection::kMacMismatch ? Rejection::kMacMismatch
                                                                      : fallback);
@@ -401,31 +640,37 @@ Status<ProtectError> Engine::start_reset_cycle() {
   } else {
     ++reset_;
   }
-  for (auto& t : tx_) t.msg = 0;
+  for (auto& t : tx_)
+    if (!t.profile.freshness.timestamp) t.msg = 0;
   return {};
 }
 
-Result<std::size_t, ProtectError> Engine::build_sync(MutableByteSpan out) {
-  const std::size_t m = sync_payload_size(config_);
+Result<std::size_t, ProtectError> Engine::build_sync(MutableByteSpan out, TimePoint now) {
+  const std::size_t m = sync_counter_bytes(config_);
   const std::size_t total = sync_message_size();
   if (out.size() < total) return Err(ProtectError::kBufferTooSmall);
   KeySlot& key = groups_[config_.sync_tx.key_group].current();
   if (!key.live) return Err(ProtectError::kKeyUnknown);
-  // Payload: TripCnt || ResetCnt, MSB-first, zero-padded (EasyXMen CDD_FVM).
+  // Payload: TripCnt || ResetCnt, MSB-first, zero-padded (EasyXMen CDD_FVM),
+  // then the cycle's start on the freshness clock (64-bit microseconds), so a
+  // receiver can bound the age of the cycle and of every PDU in it.
   const unsigned tb = config_.trip_bits, rb = config_.reset_bits;
   const std::uint64_t v = ((trip_ << rb) | reset_) << (8 * m - tb - rb);
   for (std::size_t i = 0; i < m; ++i) out[i] = static_cast<std::uint8_t>(v >> (8 * (m - 1 - i)));
+  store_be64(out.data() + m, to_us(now));
+  const std::size_t payload = m + kSyncTimestampBytes;
   std::array<std::uint8_t, kMaxTagBytes> tag;
-  if (!compute_authenticator(*key.mac, sync_tx_profile_, config_.sync_tx.data_id,
-                             ByteSpan(out.data(), m), 0, tag.data())
+  if (!compute_authenticator(*key.mac, sync_tx_profile_, config_.sync_tx.data_id, {},
+                             ByteSpan(out.data(), payload), 0, tag.data())
            .ok())
     return Err(ProtectError::kCrypto);
-  pack_auth_info(sync_tx_profile_, 0, tag.data(), out.data() + m);
+  pack_auth_info(sync_tx_profile_, 0, tag.data(), out.data() + payload);
   return total;
 }
 
 Result<Engine::PollResult, ProtectError> Engine::poll(TimePoint now, MutableByteSpan sync_out) {
   PollResult r;
+  if (!start_time_) start_time_ = now;
   for (auto& g : groups_) {
     g.expire(now);
     if (g.previous().live && g.previous().expires < r.next_deadline)
@@ -434,31 +679,38 @@ Result<Engine::PollResult, ProtectError> Engine::poll(TimePoint now, MutableByte
   if (config_.sync_tx.enabled) {
     if (!sync_started_) {
       // Start-up sync: announce (trip, reset=1) as early as possible.
-      auto s = build_sync(sync_out);
+      auto s = build_sync(sync_out, now);
       if (!s) return Err(s.error());
       r.sync_bytes = *s;
       sync_started_ = true;
+      sync_requested_ = false;
       next_sync_ = now + config_.sync_tx.period;
-    } else if (now >= next_sync_) {
+    } else if (now >= next_sync_ || sync_requested_) {
       auto st = start_reset_cycle();
       if (!st) return Err(st.error());
-      auto s = build_sync(sync_out);
+      auto s = build_sync(sync_out, now);
       if (!s) return Err(s.error());
       r.sync_bytes = *s;
-      next_sync_ = next_sync_ + config_.sync_tx.period;
-      if (next_sync_ <= now) next_sync_ = now + config_.sync_tx.period;
+      if (sync_requested_ && now < next_sync_) {
+        next_sync_ = now + config_.sync_tx.period;  // a requested cycle restarts the period
+      } else {
+        next_sync_ = next_sync_ + config_.sync_tx.period;
+        if (next_sync_ <= now) next_sync_ = now + config_.sync_tx.period;
+      }
+      sync_requested_ = false;
     }
     if (next_sync_ < r.next_deadline) r.next_deadline = next_sync_;
   }
   return r;
 }
 
-Status<Rejection> Engine::handle_sync(std::uint32_t channel, ByteSpan message) {
+Result<SyncOutcome, Rejection> Engine::handle_sync(std::uint32_t channel, ByteSpan message,
+                                                   std::optional<TimePoint> now) {
   if (channel >= sync_rx_.size() || !sync_rx_[channel].present) return Err(Rejection::kUnknownPdu);
   SyncChannel& ch = sync_rx_[channel];
   auto parsed = parse_secured_pdu(ch.profile, message);
-  const std::size_t m = sync_payload_size(config_);
-  if (!parsed || parsed->authentic.size() != m) return Err(Rejection::kMalformed);
+  const std::size_t m = sync_counter_bytes(config_);
+  if (!parsed || parsed->authentic.size() != m + kSyncTimestampBytes) return Err(Rejection::kMalformed);
   const unsigned tb = config_.trip_bits, rb = config_.reset_bits;
   std::uint64_t v = 0;
   for (std::size_t i = 0; i < m; ++i) v = (v << 8) | parsed->authentic[i];
@@ -467,6 +719,7 @@ Status<Rejection> Engine::handle_sync(std::uint32_t channel, ByteSpan message) {
   v >>= pad;
   const std::uint64_t trip = (v >> rb) & mask_bits(tb);
   const std::uint64_t reset = v & mask_bits(rb);
+  const std::uint64_t stamp_us = load_be64(parsed->authentic.data() + m);
   KeyGroup& group = groups_[ch.key_group];
   if (!group.current().live) return Err(Rejection::kKeyUnknown);
   const unsigned bits = ch.profile.auth_info_tx_length;
@@ -475,11 +728,20 @@ Status<Rejection> Engine::handle_sync(std::uint32_t channel, ByteSpan message) {
     KeySlot& slot = k == 0 ? group.current() : group.previous();
     if (!slot.live || !slot.mac) continue;
     std::array<std::uint8_t, kMaxTagBytes> tag;
-    if (compute_authenticator(*slot.mac, ch.profile, ch.data_id, parsed->authentic, 0, tag.data()).ok())
+    if (compute_authenticator(*slot.mac, ch.profile, ch.data_id, {}, parsed->authentic, 0, tag.data()).ok())
       ok = crypto::ct_equal_bits(ByteSpan(tag.data(), (bits + 7) / 8),
                                  ByteSpan(parsed->tag.data(), (bits + 7) / 8), bits);
   }
   if (!ok) return Err(Rejection::kMacMismatch);
+  const TimePoint stamp = from_us(stamp_us);
+  if (ch.max_age != Duration::zero()) {
+    // The cycle must have started within max_age of our clock (either side).
+    if (!now) return Err(Rejection::kStale);
+    const std::int64_t skew = now->ns() - stamp.ns();
+    if (skew > ch.max_age.ns() || -skew > ch.max_age.ns()) return Err(Rejection::kStale);
+  }
+  if (ch.have && trip == ch.trip && reset == ch.reset) return SyncOutcome::kDuplicate;
+  if (ch.have_prev && trip == ch.prev_trip && reset == ch.prev_reset) return SyncOutcome::kDuplicate;
   if (ch.have && !epoch_less(ch.trip, ch.reset, trip, reset)) return Err(Rejection::kReplay);
   // Persist the new floor before acting on it.
   PersistedState next = persisted_;
@@ -494,18 +756,27 @@ Status<Rejection> Engine::handle_sync(std::uint32_t channel, ByteSpan message) {
   if (!found) next.rx.push_back({channel, trip, reset});
   if (!store_.save(next).ok()) return Err(Rejection::kStateStore);
   persisted_ = std::move(next);
+  ch.have_prev = ch.have;
+  ch.prev_trip = ch.trip;
+  ch.prev_reset = ch.reset;
   ch.have = true;
   ch.trip = trip;
   ch.reset = reset;
+  ch.cycle_start = stamp;
   for (auto& p : rx_) {
-    if (!p.present || p.channel != channel || !p.profile.freshness.has_freshness()) continue;
+    if (!p.present || !p.has_channel || p.channel != channel || !p.profile.freshness.has_freshness())
+      continue;
     if (!p.st.synchronised || epoch_less(p.st.last.trip, p.st.last.reset, trip, reset)) {
+      if (p.st.synchronised) p.prev = {true, p.st.last, p.bitmap, p.cycle_start};
       p.st.synchronised = true;
       p.st.last = {trip, reset, 0};
       p.bitmap.reset(0);
+      p.cycle_start = stamp;
+    } else if (p.st.last.trip == trip && p.st.last.reset == reset) {
+      p.cycle_start = stamp;  // reached by a next-cycle candidate: now exact
     }
   }
-  return {};
+  return SyncOutcome::kAccepted;
 }
 
 std::string Engine::describe() const {
@@ -521,12 +792,15 @@ std::string Engine::describe() const {
   return out;
 }
 
-bool Engine::set_rx_freshness(std::uint32_t pdu_id, const FreshnessCounters& c) {
+bool Engine::set_rx_freshness(std::uint32_t pdu_id, const FreshnessCounters& c,
+                              std::optional<TimePoint> cycle_start) {
   if (pdu_id >= rx_.size() || !rx_[pdu_id].present) return false;
   RxPdu& p = rx_[pdu_id];
   p.st.synchronised = true;
   p.st.last = c;
   p.bitmap.reset(c.msg);
+  p.prev.valid = false;
+  p.cycle_start = cycle_start;
   return true;
 }
 

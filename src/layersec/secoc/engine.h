@@ -26,9 +26,35 @@
 // Verification tries candidate FVs in order, up to authenticationVerifyAttempts:
 //   1. the Algorithm-1 / bitmap candidate in the current reset cycle;
 //   2..N. (attempts >= 2) the first W counters of each of the next N-1
-//      reset cycles, for a receiver whose sync messages were lost.
+//      reset cycles, for a receiver whose sync messages were lost;
+//   last: a late PDU of the previous reset cycle (reordered behind the first
+//      PDU or the sync of the next one), while the current cycle has accepted
+//      fewer than W PDUs and the previous cycle is within its time bound.
 // Each candidate is tried with the current key, then with the previous key
 // while a rollover window keeps it live.
+//
+// Time bound (counter freshness): every sync message carries the sender's
+// synchronised-clock timestamp inside its MAC. A receiver accepts a sync only
+// within maxAge of its own clock, and a PDU of a reset cycle only until
+// cycle start + period + maxAge (one more period per reset cycle skipped), so
+// traffic held back and released later is stale (Rejection::kStale).
+//
+// Timestamp freshness (FreshnessLayout::timestamp): the FV is the sender's
+// clock in microseconds; the receiver reconstructs it nearest its own clock,
+// accepts it within maxAge (either side, so maxAge also bounds clock skew),
+// never at or below the highest accepted one of the same authenticated
+// source (strict) or twice (reorder-tolerant: the last W values are kept),
+// and never below the time the receiver started (so traffic recorded before a
+// receiver restart is refused without any persisted receiver state). Needs no
+// sync message, so it is what protects SOME/IP-SD from the first message on.
+//
+// Extra authenticated data (TxInput/RxInput::header): bytes the MAC covers
+// between DataId and the secured area (AEAD: in the AAD) without carrying
+// them in the PDU. The SOME/IP binding puts the message header there
+// (someip/runtime.h), so a relabelled header fails verification.
+//
+// All TimePoints given to the engine (start, install_key, poll, protect,
+// verify, handle_sync) are one clock: the synchronised freshness clock.
 //
 // Non-standard AEAD profile (aead-gcm): AES-GCM seals the Authentic I-PDU
 // in place; nonce = DataId(16) || senderId(16) || complete FV(64), AAD =
@@ -41,6 +67,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -66,8 +93,9 @@ enum class Rejection : std::uint8_t {
   kKeyUnknown,      // no key installed for the PDU's key group
   kBufferTooSmall,  // caller's output buffer too small (caller error)
   kStateStore,      // sync accepted cryptographically but could not be persisted
+  kStale,           // outside the time bound: too old, from the future, before our start
 };
-inline constexpr std::size_t kRejectionCount = 8;
+inline constexpr std::size_t kRejectionCount = 9;
 std::string_view to_string(Rejection r);
 
 enum class ProtectError : std::uint8_t {
@@ -79,12 +107,46 @@ enum class ProtectError : std::uint8_t {
   kFreshnessExhausted,   // MsgCnt at maximum (wait for the next reset cycle) or TripCnt exhausted
   kCrypto,
   kStateStore,           // a trip counter bump could not be persisted
+  kNoTime,               // a timestamp-freshness PDU was protected without the time
 };
 std::string_view to_string(ProtectError e);
 
 enum class StartError : std::uint8_t {
   kStateStore,     // the store could not be read or written
   kTripExhausted,  // the persisted trip counter is at its maximum: new key required
+  kStateMissing,   // no state file and StartOptions::first_start not set
+  kStateCorrupt,   // the state exists but does not parse: refuse to guess a trip counter
+};
+std::string_view to_string(StartError e);
+
+struct StartOptions {
+  // First provisioning: a missing state starts the trip counter from 0.
+  // Without it a missing state is kStateMissing (a deleted state file would
+  // otherwise restart the trip counter and reuse the freshness space).
+  bool first_start = false;
+  // The freshness clock at start: timestamp-freshness PDUs sent before it
+  // are refused. Unset: the first poll() sets it.
+  std::optional<TimePoint> now;
+};
+
+// Per-message input of protect(): extra authenticated data and the time.
+struct TxInput {
+  ByteSpan header;               // authenticated, not transmitted (SOME/IP header)
+  std::optional<TimePoint> now;  // required by timestamp freshness
+};
+
+// Per-message input of verify().
+struct RxInput {
+  ByteSpan header;               // must equal what the sender authenticated
+  std::optional<TimePoint> now;  // required by every time-bound PDU (else kStale)
+  std::uint64_t source = 0;      // authenticated sender (timestamp PDUs with maxSources > 1)
+};
+
+enum class SyncOutcome : std::uint8_t {
+  kAccepted,   // a newer reset cycle: receivers moved to it
+  kDuplicate,  // the cycle already accepted, or the one just before it (a
+               // resend, or a unicast copy overtaken by the next cycle's
+               // multicast): authentic, no state change. Anything older is kReplay.
 };
 
 // Count of verify() outcomes for one PDU or the whole engine.
@@ -92,6 +154,7 @@ struct VerifyCounters {
   std::uint64_t accepted = 0;
   std::uint64_t accepted_previous_key = 0;  // during a key rollover
   std::uint64_t accepted_next_cycle = 0;    // via candidate 2 (lost sync)
+  std::uint64_t accepted_previous_cycle = 0;  // late PDU of the previous reset cycle
   std::array<std::uint64_t, kRejectionCount> rejected{};
   [[nodiscard]] std::uint64_t rejected_for(Rejection r) const {
     return rejected[static_cast<std::size_t>(r)];
@@ -110,7 +173,8 @@ class Engine {
   // builds the PDU tables. `store` must outlive the engine. The config is
   // validated (ConfigError is thrown for an invalid one).
   [[nodiscard]] static Result<std::unique_ptr<Engine>, StartError> start(EngineConfig config,
-                                                                         StateStore& store);
+                                                                         StateStore& store,
+                                                                         StartOptions options = {});
   ~Engine();
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
@@ -131,12 +195,14 @@ class Engine {
   // Authentic I-PDU position of out). Returns the number of bytes written.
   // On error nothing is consumed (the FV is not advanced).
   [[nodiscard]] Result<std::size_t, ProtectError> protect(std::uint32_t pdu_id, ByteSpan payload,
-                                                          MutableByteSpan out);
+                                                          MutableByteSpan out,
+                                                          const TxInput& in = {});
   // Verifies `secured` and writes the Authentic I-PDU (decrypted for the
   // AEAD profile) into `out`. Returns its length. A rejection is counted and
   // leaves the freshness state unchanged (out contents are then unspecified).
+  // A time-bound PDU verified without in.now is kStale (fail closed).
   [[nodiscard]] Result<std::size_t, Rejection> verify(std::uint32_t pdu_id, ByteSpan secured,
-                                                      MutableByteSpan out);
+                                                      MutableByteSpan out, const RxInput& in = {});
 
   // --- time and sync ----------------------------------------------------
   struct PollResult {
@@ -144,17 +210,26 @@ class Engine {
     TimePoint next_deadline = TimePoint::max();  // call poll() again no later than this
   };
   // Drives time: emits the start-up sync message at the first call and a
-  // periodic one (new reset cycle) whenever the sync deadline has passed,
-  // and expires old keys. sync_out needs sync_message_size() bytes.
+  // periodic one (new reset cycle) whenever the sync deadline has passed or
+  // request_sync() asked for one, and expires old keys. sync_out needs
+  // sync_message_size() bytes.
   [[nodiscard]] Result<PollResult, ProtectError> poll(TimePoint now, MutableByteSpan sync_out);
+  // The next poll() starts a new reset cycle and emits its sync message (a
+  // restarted receiver then resumes at once instead of at the next period).
+  void request_sync() { sync_requested_ = true; }
   [[nodiscard]] std::size_t sync_message_size() const;
-  // Receives a sync message on channel `channel` (syncRx id).
-  [[nodiscard]] Status<Rejection> handle_sync(std::uint32_t channel, ByteSpan message);
+  // Receives a sync message on channel `channel` (syncRx id) at `now` (the
+  // receiver's freshness clock; required when the channel is time-bound).
+  [[nodiscard]] Result<SyncOutcome, Rejection> handle_sync(std::uint32_t channel, ByteSpan message,
+                                                           std::optional<TimePoint> now = std::nullopt);
 
   // --- provisioning and introspection -----------------------------------
   // Sets a receiver's freshness state directly (provisioning, e.g. from a
-  // diagnostic tool or for known-answer tests). Marks the PDU synchronised.
-  [[nodiscard]] bool set_rx_freshness(std::uint32_t pdu_id, const FreshnessCounters& c);
+  // diagnostic tool or for known-answer tests). Marks the PDU synchronised;
+  // `cycle_start` is when that reset cycle began (for the time bound; unset:
+  // the PDU is stale on a time-bound channel until the next sync message).
+  [[nodiscard]] bool set_rx_freshness(std::uint32_t pdu_id, const FreshnessCounters& c,
+                                      std::optional<TimePoint> cycle_start = std::nullopt);
   [[nodiscard]] RxFreshnessState rx_freshness(std::uint32_t pdu_id) const;
   // The counters the next protect() of this PDU will use (msg already +1).
   [[nodiscard]] FreshnessCounters next_tx_freshness(std::uint32_t pdu_id) const;
@@ -174,10 +249,16 @@ class Engine {
   struct TxPdu;
   struct RxPdu;
   struct SyncChannel;
+  struct SourceState;
   Engine(EngineConfig config, StateStore& store);
+  Result<std::size_t, Rejection> verify_timestamp(RxPdu& p, const SecuredPduView& parsed,
+                                                  ByteSpan area, MutableByteSpan out,
+                                                  const RxInput& in);
+  bool try_mac(RxPdu& p, const SecuredPduView& parsed, ByteSpan area, ByteSpan header,
+               std::uint64_t fv, MutableByteSpan out, bool& previous_key);
   Status<ProtectError> start_reset_cycle();
   Status<StoreError> persist();
-  Result<std::size_t, ProtectError> build_sync(MutableByteSpan out);
+  Result<std::size_t, ProtectError> build_sync(MutableByteSpan out, TimePoint now);
   Result<std::size_t, Rejection> reject(RxPdu* pdu, Rejection r);
 
   EngineConfig config_;
@@ -191,17 +272,21 @@ class Engine {
   std::uint64_t reset_ = 1;
   bool trip_exhausted_ = false;
   bool sync_started_ = false;
+  bool sync_requested_ = false;
   TimePoint next_sync_ = TimePoint::max();
+  std::optional<TimePoint> start_time_;  // timestamp PDUs sent before it are refused
   VerifyCounters totals_;
   PduProfile sync_tx_profile_;
 };
 
-// MAC over DataToAuthenticator = DataId(16, BE) || secured area || complete
-// FV (SWS_SecOC_00031/00034), fed incrementally; writes ceil(bits/8) bytes of
-// the tag (MSBs, low unused bits cleared) into tag_out.
+// MAC over DataToAuthenticator = DataId(16, BE) || header || secured area ||
+// complete FV (SWS_SecOC_00031/00034; `header` is our extension, empty for
+// the AUTOSAR layout), fed incrementally; writes ceil(bits/8) bytes of the
+// tag (MSBs, low unused bits cleared) into tag_out.
 [[nodiscard]] Status<crypto::CryptoError> compute_authenticator(crypto::Mac& mac,
                                                                 const PduProfile& profile,
                                                                 std::uint16_t data_id,
+                                                                ByteSpan header,
                                                                 ByteSpan secured_area,
                                                                 std::uint64_t fv,
                                                                 std::uint8_t* tag_out);

@@ -37,31 +37,41 @@ struct Sent {
   std::vector<std::uint8_t> wire;
 };
 
-// Reference model of one receiver PDU.
+// Reference model of one receiver PDU: the current reset cycle, and the
+// previous one for late PDUs while the current one has accepted fewer than W
+// (engine.h); each cycle is time-bound to start + period + maxAge (1 s + 1 s).
 struct Model {
+  struct Cycle {
+    bool valid = false;
+    std::uint64_t cycle = 0;
+    std::uint64_t last = 0;  // strict: last accepted; tolerant: highest
+    std::set<std::uint64_t> seen{0};
+    TimePoint start;
+  };
   FreshnessMode mode;
   std::uint64_t w;
-  std::uint64_t cycle = 0;
-  std::uint64_t last = 0;  // strict: last accepted; tolerant: highest
-  std::set<std::uint64_t> seen{0};
-  bool accept(const Sent& s) {
-    if (s.cycle != cycle) return false;
+  Cycle cur, prev;
+  bool fits(Cycle& c, const Sent& s, TimePoint now) {
+    if (!c.valid || s.cycle != c.cycle || now > c.start + Duration::seconds(2)) return false;
     bool ok;
     if (mode == FreshnessMode::kStrict) {
-      ok = s.n > last && s.n - last < w;
+      ok = s.n > c.last && s.n - c.last < w;
     } else {
-      ok = (s.n > last && s.n - last < w) || (s.n <= last && last - s.n < w && !seen.count(s.n));
+      ok = (s.n > c.last && s.n - c.last < w) || (s.n <= c.last && c.last - s.n < w && !c.seen.count(s.n));
     }
     if (ok) {
-      seen.insert(s.n);
-      last = std::max(last, s.n);
+      c.seen.insert(s.n);
+      c.last = std::max(c.last, s.n);
     }
     return ok;
   }
-  void resync(std::uint64_t c) {
-    cycle = c;
-    last = 0;
-    seen = {0};
+  bool accept(const Sent& s, TimePoint now) {
+    if (fits(cur, s, now)) return true;
+    return cur.last < w && fits(prev, s, now);
+  }
+  void resync(std::uint64_t c, TimePoint now) {
+    prev = cur;
+    cur = Cycle{true, c, 0, {0}, now};
   }
 };
 
@@ -71,8 +81,8 @@ void run_random(FreshnessMode mode, std::uint32_t seed, std::uint64_t& accepted,
   o.mode = mode;
   o.window = 32;
   SimulatedLink link(o);
-  Model model{mode, 32};
-  model.resync(link.sender().reset());
+  Model model{mode, 32, {}, {}};
+  model.resync(link.sender().reset(), link.now());
   std::mt19937 rng(seed);
   std::vector<Sent> all;
   std::vector<std::uint8_t> out;
@@ -107,7 +117,7 @@ void run_random(FreshnessMode mode, std::uint32_t seed, std::uint64_t& accepted,
     for (std::size_t idx : queue) {
       const Sent& s = all[idx];
       const auto before = link.receiver().rx_freshness(0);
-      const bool want = model.accept(s);
+      const bool want = model.accept(s, link.now());
       auto r = link.receive(s.wire, out);
       ASSERT_EQ(r.ok(), want) << "seed " << seed << " cycle " << s.cycle << " n " << s.n
                               << " rx last " << before.last.msg;
@@ -119,13 +129,15 @@ void run_random(FreshnessMode mode, std::uint32_t seed, std::uint64_t& accepted,
         const auto after = link.receiver().rx_freshness(0);
         ASSERT_EQ(after.last, before.last);  // a rejection leaves no trace
         const Rejection e = r.error();
-        ASSERT_TRUE(e == Rejection::kReplay || e == Rejection::kOutOfWindow || e == Rejection::kMacMismatch);
+        ASSERT_TRUE(e == Rejection::kReplay || e == Rejection::kOutOfWindow ||
+                    e == Rejection::kMacMismatch || e == Rejection::kStale)
+            << to_string(e);
       }
     }
     // End of batch: next sync (new reset cycle), lost 10% of the time.
     const bool deliver = rng() % 10 != 0;
     link.advance(Duration::seconds(1), deliver);
-    if (deliver) model.resync(link.sender().reset());
+    if (deliver) model.resync(link.sender().reset(), link.now());
   }
 }
 
@@ -180,8 +192,14 @@ TEST(EngineRestart, FileStateStoreIsAtomicAndRefusesCorruptState) {
   LinkOptions o;
   {
     FileStateStore store(path);
+    // A missing state file is refused unless this is the first provisioning.
+    auto missing = Engine::start(link_sender_config(o), store);
+    ASSERT_FALSE(missing.ok());
+    EXPECT_EQ(missing.error(), StartError::kStateMissing);
     for (std::uint64_t expect = 1; expect <= 3; ++expect) {
-      auto e = Engine::start(link_sender_config(o), store);
+      StartOptions so;
+      so.first_start = expect == 1;
+      auto e = Engine::start(link_sender_config(o), store, so);
       ASSERT_TRUE(e.ok());
       EXPECT_EQ((*e)->trip(), expect);
     }
@@ -200,7 +218,8 @@ TEST(EngineRestart, FileStateStoreIsAtomicAndRefusesCorruptState) {
   FileStateStore store(path);
   auto e = Engine::start(link_sender_config(o), store);
   ASSERT_FALSE(e.ok());
-  EXPECT_EQ(e.error(), StartError::kStateStore);
+  EXPECT_EQ(e.error(), StartError::kStateCorrupt);
+  EXPECT_NE(store.last_error().find("corrupt"), std::string::npos) << store.last_error();
   // A store that cannot persist stops the start: no PDU without a durable trip.
   MemoryStateStore failing;
   failing.set_fail_saves(true);

@@ -32,6 +32,13 @@ std::uint64_t be_number(const std::vector<std::uint8_t>& b) {
   return v;
 }
 
+// Input for a verify at time t (every counter-freshness PDU here is time-bound).
+RxInput at(TimePoint t) {
+  RxInput in;
+  in.now = t;
+  return in;
+}
+
 // A receiver-only engine for one PDU with the given profile and a CMAC-128 key.
 struct VectorReceiver {
   MemoryStateStore store;
@@ -62,18 +69,19 @@ TEST(EngineVectors, DerivedVectorsVerifyThroughTheEngine) {
     const std::uint64_t fv = be_number(hex(v["freshness_value_full"]));
     if (p.freshness.has_freshness()) {
       // FV64 = Trip16 | Reset16 | Msg32; make the vector's FV the next one.
-      ASSERT_TRUE(rx.engine->set_rx_freshness(0, {fv >> 48, (fv >> 32) & 0xFFFF, (fv & 0xFFFFFFFF) - 1}));
+      ASSERT_TRUE(rx.engine->set_rx_freshness(0, {fv >> 48, (fv >> 32) & 0xFFFF, (fv & 0xFFFFFFFF) - 1},
+                                              TimePoint{}));
     }
     const auto secured = hex(v["secured_pdu"]);
     std::vector<std::uint8_t> out(secured.size());
-    auto r = rx.engine->verify(0, secured, out);
+    auto r = rx.engine->verify(0, secured, out, at(TimePoint{}));
     ASSERT_TRUE(r.ok()) << to_string(r.error());
     out.resize(*r);
     EXPECT_EQ(out, hex(v["authentic_pdu"]));
     if (p.freshness.has_freshness()) {
       EXPECT_EQ(rx.engine->rx_freshness(0).last.msg, fv & 0xFFFFFFFF);
       // The same PDU again is a replay.
-      auto again = rx.engine->verify(0, secured, out);
+      auto again = rx.engine->verify(0, secured, out, at(TimePoint{}));
       ASSERT_FALSE(again.ok());
       EXPECT_EQ(again.error(), Rejection::kReplay);
     }
@@ -86,18 +94,18 @@ TEST(EngineVectors, NegativeVectorIsAMacMismatchAndLeavesStateUnchanged) {
   const auto j = layersec::testing::load_vector_json("secoc/cmac_secoc_vectors.json");
   const auto& v = j["secoc_derived"][0];
   VectorReceiver rx(PduProfile::profile1(), hex(v["key"]), 0x0100);
-  ASSERT_TRUE(rx.engine->set_rx_freshness(0, {0, 0, 0x101}));
+  ASSERT_TRUE(rx.engine->set_rx_freshness(0, {0, 0, 0x101}, TimePoint{}));
   auto secured = hex(v["secured_pdu"]);
   secured[0] ^= 0x01;  // the negative case: bit 0 of the first PDU byte flipped
   std::vector<std::uint8_t> out(secured.size());
   const auto before = rx.engine->rx_freshness(0);
-  auto r = rx.engine->verify(0, secured, out);
+  auto r = rx.engine->verify(0, secured, out, at(TimePoint{}));
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error(), Rejection::kMacMismatch);
   EXPECT_EQ(rx.engine->rx_freshness(0).last, before.last);
   EXPECT_EQ(rx.engine->counters().rejected_for(Rejection::kMacMismatch), 1u);
   secured[0] ^= 0x01;
-  ASSERT_TRUE(rx.engine->verify(0, secured, out).ok());
+  ASSERT_TRUE(rx.engine->verify(0, secured, out, at(TimePoint{})).ok());
 }
 
 // CMAC-AES-256 straight from OpenSSL EVP_MAC over a hand-built input.
@@ -263,16 +271,20 @@ TEST(EngineRejections, TypedAndCountedAndStateUnchanged) {
   // MAC mismatch (flip a MAC bit).
   auto bad = wire;
   bad.back() ^= 0x80;
-  auto m = link.receiver().verify(0, bad, out);
+  auto m = link.receiver().verify(0, bad, out, at(link.now()));
   ASSERT_FALSE(m.ok());
   EXPECT_EQ(m.error(), Rejection::kMacMismatch);
   // Output buffer too small.
   std::vector<std::uint8_t> tiny(3);
-  auto t = link.receiver().verify(0, wire, tiny);
+  auto t = link.receiver().verify(0, wire, tiny, at(link.now()));
   ASSERT_FALSE(t.ok());
   EXPECT_EQ(t.error(), Rejection::kBufferTooSmall);
+  // Without the time, a time-bound PDU is stale (fail closed).
+  auto notime = link.receiver().verify(0, wire, out);
+  ASSERT_FALSE(notime.ok());
+  EXPECT_EQ(notime.error(), Rejection::kStale);
   EXPECT_EQ(link.receiver().rx_freshness(0).last, before.last);
-  ASSERT_TRUE(link.receiver().verify(0, wire, out).ok());
+  ASSERT_TRUE(link.receiver().verify(0, wire, out, at(link.now())).ok());
   const auto& c = link.receiver().counters();
   EXPECT_EQ(c.rejected_for(Rejection::kUnknownPdu), 1u);
   EXPECT_EQ(c.rejected_for(Rejection::kMalformed), 1u);
@@ -360,28 +372,52 @@ TEST(EngineSync, SyncMessageReplayIsRejected) {
   ASSERT_TRUE(p.ok());
   ASSERT_EQ(p->sync_bytes, sync.size());
   EXPECT_EQ(p->next_deadline, TimePoint{} + Duration::seconds(1));
-  ASSERT_TRUE(rx->handle_sync(0, sync).ok());
-  auto again = rx->handle_sync(0, sync);
-  ASSERT_FALSE(again.ok());
-  EXPECT_EQ(again.error(), Rejection::kReplay);
+  auto first = rx->handle_sync(0, sync, TimePoint{});
+  ASSERT_TRUE(first.ok());
+  EXPECT_EQ(*first, SyncOutcome::kAccepted);
+  // A resend of the accepted cycle changes nothing and is not an attack.
+  auto again = rx->handle_sync(0, sync, TimePoint{});
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, SyncOutcome::kDuplicate);
   auto bad = sync;
   bad[1] ^= 1;
-  auto forged = rx->handle_sync(0, bad);
+  auto forged = rx->handle_sync(0, bad, TimePoint{});
   ASSERT_FALSE(forged.ok());
   EXPECT_EQ(forged.error(), Rejection::kMacMismatch);
-  auto unknown = rx->handle_sync(4, sync);
+  // The cycle just before the accepted one is an authentic late copy (a
+  // unicast copy overtaken by the next multicast sync): no change, not a
+  // rejection. Two or more cycles back is a replay.
+  std::vector<std::uint8_t> old_sync = sync;
+  ASSERT_TRUE(tx->poll(TimePoint{} + Duration::seconds(1), sync).ok());
+  ASSERT_TRUE(rx->handle_sync(0, sync, TimePoint{} + Duration::seconds(1)).ok());
+  auto late = rx->handle_sync(0, old_sync, TimePoint{} + Duration::seconds(1));
+  ASSERT_TRUE(late.ok());
+  EXPECT_EQ(*late, SyncOutcome::kDuplicate);
+  ASSERT_TRUE(tx->poll(TimePoint{} + Duration::seconds(2), sync).ok());
+  ASSERT_TRUE(rx->handle_sync(0, sync, TimePoint{} + Duration::seconds(2)).ok());
+  auto older = rx->handle_sync(0, old_sync, TimePoint{} + Duration::seconds(1));
+  ASSERT_FALSE(older.ok());
+  EXPECT_EQ(older.error(), Rejection::kReplay);
+  auto unknown = rx->handle_sync(4, sync, TimePoint{});
   ASSERT_FALSE(unknown.ok());
   EXPECT_EQ(unknown.error(), Rejection::kUnknownPdu);
   // The receiver persisted the accepted (trip, reset) floor.
   ASSERT_EQ(s2.state().rx.size(), 1u);
   EXPECT_EQ(s2.state().rx[0].trip, tx->trip());
-  EXPECT_EQ(s2.state().rx[0].reset, 1u);
-  // A restarted receiver refuses the old sync message.
+  EXPECT_EQ(s2.state().rx[0].reset, 3u);
+  // A restarted receiver refuses the older sync message, and the resend of
+  // the persisted cycle does not synchronise it (its message counters were
+  // not persisted: PDUs of that cycle recorded before the restart must not
+  // become acceptable again). It waits for a newer cycle.
   auto rx2 = std::move(Engine::start(link_receiver_config(o), s2)).value();
   ASSERT_TRUE(rx2->install_key(1, 1, test_key(AuthAlgorithm::kCmacAes128, 1), TimePoint{}).ok());
-  auto old = rx2->handle_sync(0, sync);
+  auto old = rx2->handle_sync(0, old_sync, TimePoint{} + Duration::seconds(1));
   ASSERT_FALSE(old.ok());
   EXPECT_EQ(old.error(), Rejection::kReplay);
+  auto same = rx2->handle_sync(0, sync, TimePoint{} + Duration::seconds(2));
+  ASSERT_TRUE(same.ok());
+  EXPECT_EQ(*same, SyncOutcome::kDuplicate);
+  EXPECT_FALSE(rx2->rx_freshness(0).synchronised);
 }
 
 TEST(EngineJaspar, Profile3RoundTripResetFlagAndLostSync) {
@@ -469,12 +505,12 @@ TEST(EngineKeys, GroupKeyServesTwoReceivers) {
   MemoryStateStore s;
   auto second = std::move(Engine::start(link_receiver_config(o), s)).value();
   ASSERT_TRUE(second->install_key(0, 1, test_key(o.profile.algorithm, 1), TimePoint{}).ok());
-  ASSERT_TRUE(second->set_rx_freshness(0, {a.sender().trip(), a.sender().reset(), 0}));
+  ASSERT_TRUE(second->set_rx_freshness(0, {a.sender().trip(), a.sender().reset(), 0}, a.now()));
   const std::uint8_t pl[5] = {1, 2, 3, 4, 5};
   const auto wire = a.send(pl);
   std::vector<std::uint8_t> out(32), out2(32);
   EXPECT_TRUE(a.receive(wire, out).ok());
-  EXPECT_TRUE(second->verify(0, wire, out2).ok());
+  EXPECT_TRUE(second->verify(0, wire, out2, at(a.now())).ok());
 }
 
 TEST(EngineKeys, KeyFileMustBe0600) {

@@ -14,6 +14,13 @@
 // The transmitted (truncated) FV is always the freshnessValueTxLength least
 // significant bits of the complete FV ([PRS_SecOc_00610] wording), so the
 // layout fixes MsgCntLower = TxLength - ResetFlag.
+//
+// Timestamp freshness (`timestamp` set; AUTOSAR's time-based FV, SWS_SecOC
+// "FreshnessValue from a synchronised time base"): the complete FV is the
+// sender's synchronised-clock time in microseconds (strictly increasing per
+// PDU: two PDUs in one microsecond take consecutive values), held in `msg`
+// (trip, reset and flag widths are 0). The receiver reconstructs it from its
+// own clock and accepts it only within its maximum age (engine.h).
 #pragma once
 
 #include <cstdint>
@@ -38,6 +45,7 @@ struct FreshnessLayout {
   std::uint8_t msg_bits = 0;
   std::uint8_t reset_flag_bits = 0;
   std::uint8_t tx_bits = 0;  // freshnessValueTxLength
+  bool timestamp = false;    // the FV is a microsecond timestamp, not counters
 
   [[nodiscard]] constexpr unsigned total() const {
     return unsigned{trip_bits} + reset_bits + msg_bits + reset_flag_bits;
@@ -48,7 +56,10 @@ struct FreshnessLayout {
     return has_freshness() ? unsigned{tx_bits} - reset_flag_bits : 0;
   }
   [[nodiscard]] constexpr bool valid() const {
-    if (total() == 0) return tx_bits == 0;
+    if (total() == 0) return tx_bits == 0 && !timestamp;
+    if (timestamp)
+      return trip_bits == 0 && reset_bits == 0 && reset_flag_bits == 0 && msg_bits >= 48 &&
+             msg_bits <= 64 && tx_bits >= 1 && tx_bits <= msg_bits;
     return total() <= 64 && reset_flag_bits <= reset_bits && tx_bits > reset_flag_bits &&
            tx_bits <= unsigned{reset_flag_bits} + msg_bits;
   }
@@ -81,11 +92,15 @@ struct FreshnessLayout {
   }
 
   // The seed paper's Equation (1) with `tx` transmitted bits (16 in Table 10).
-  static constexpr FreshnessLayout fv64(std::uint8_t tx) { return {16, 16, 32, 0, tx}; }
+  static constexpr FreshnessLayout fv64(std::uint8_t tx) { return {16, 16, 32, 0, tx, false}; }
+  // Timestamp FV of `total` bits (48..64) with `tx` least significant bits sent.
+  static constexpr FreshnessLayout timestamp_us(std::uint8_t total, std::uint8_t tx) {
+    return {0, 0, total, 0, tx, true};
+  }
   // JASPAR: 64-bit FV, MsgCntLower | ResetFlag transmitted.
   static constexpr FreshnessLayout jaspar(std::uint8_t trip, std::uint8_t reset, std::uint8_t msg,
                                           std::uint8_t flag, std::uint8_t tx) {
-    return {trip, reset, msg, flag, tx};
+    return {trip, reset, msg, flag, tx, false};
   }
 
  private:

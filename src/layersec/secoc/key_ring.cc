@@ -69,6 +69,7 @@ Result<SecretBytes, KeyError> load_key_file(const std::string& path, std::size_t
     case KeyFileError::kInsecureMode:
     case KeyFileError::kWrongOwner:
     case KeyFileError::kSymlink:
+    case KeyFileError::kUnsafeDirectory:
       return Err(KeyError::kFileMode);
     case KeyFileError::kBadFormat:
     case KeyFileError::kWrongSize:

@@ -81,7 +81,7 @@ int SimulatedLink::advance(Duration d, bool deliver_sync) {
   if (!r.ok()) throw std::runtime_error("SimulatedLink: poll failed");
   if (r->sync_bytes == 0) return 0;
   if (deliver_sync) {
-    auto st = rx_->handle_sync(0, ByteSpan(sync_buf_.data(), r->sync_bytes));
+    auto st = rx_->handle_sync(0, ByteSpan(sync_buf_.data(), r->sync_bytes), now_);
     if (!st.ok()) throw std::runtime_error("SimulatedLink: sync rejected");
   }
   return 1;
@@ -89,7 +89,9 @@ int SimulatedLink::advance(Duration d, bool deliver_sync) {
 
 std::vector<std::uint8_t> SimulatedLink::send(ByteSpan payload) {
   std::vector<std::uint8_t> out(o_.profile.secured_size(payload.size()));
-  auto r = tx_->protect(0, payload, out);
+  TxInput in;
+  in.now = now_;
+  auto r = tx_->protect(0, payload, out, in);
   if (!r.ok()) throw std::runtime_error("SimulatedLink: protect failed");
   out.resize(*r);
   return out;
@@ -97,7 +99,9 @@ std::vector<std::uint8_t> SimulatedLink::send(ByteSpan payload) {
 
 Result<std::size_t, Rejection> SimulatedLink::receive(ByteSpan secured, std::vector<std::uint8_t>& out) {
   out.resize(secured.size());
-  return rx_->verify(0, secured, out);
+  RxInput in;
+  in.now = now_;
+  return rx_->verify(0, secured, out, in);
 }
 
 void SimulatedLink::restart_sender() {

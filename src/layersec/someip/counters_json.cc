@@ -11,6 +11,10 @@ nlohmann::json to_json(const RuntimeCounters& c) {
   nlohmann::json rx_drops = nlohmann::json::object();
   for (std::size_t r = 1; r < static_cast<std::size_t>(DropReason::kCount); ++r)
     if (c.rx.dropped[r]) rx_drops[std::string(to_string(static_cast<DropReason>(r)))] = c.rx.dropped[r];
+  nlohmann::json sd_dropped = nlohmann::json::object();
+  for (std::size_t r = 0; r < static_cast<std::size_t>(SdDropReason::kCount); ++r)
+    if (c.sd_dropped.by_reason[r])
+      sd_dropped[std::string(to_string(static_cast<SdDropReason>(r)))] = c.sd_dropped.by_reason[r];
   nlohmann::json errors = nlohmann::json::object();
   for (std::size_t code = 1; code < c.rx.errors_sent.size(); ++code)
     if (c.rx.errors_sent[code]) errors[std::string(return_code_name(static_cast<std::uint8_t>(code)))] = c.rx.errors_sent[code];
@@ -29,6 +33,11 @@ nlohmann::json to_json(const RuntimeCounters& c) {
           {"secoc_protect_failed", c.secoc_protect_failed},
           {"secoc_syncs_sent", c.secoc_syncs_sent},
           {"secoc_syncs_accepted", c.secoc_syncs_accepted},
+          {"secoc_syncs_duplicate", c.secoc_syncs_duplicate},
+          {"secoc_sd_protected", c.secoc_sd_protected},
+          {"secoc_sd_verified", c.secoc_sd_verified},
+          {"secoc_unbound_rejected", c.secoc_unbound_rejected},
+          {"secoc_unbound_refused", c.secoc_unbound_refused},
           {"secoc_protect_ns", c.secoc_protect_ns},
           {"secoc_verify_ns", c.secoc_verify_ns},
           {"sd_datagrams_sent", c.sd_datagrams_sent},
@@ -36,6 +45,7 @@ nlohmann::json to_json(const RuntimeCounters& c) {
           {"tp_messages_reassembled", c.tp_messages_reassembled},
           {"tp_rejected", c.tp_rejected},
           {"transport_errors", c.transport_errors},
+          {"sd_dropped", sd_dropped},
           {"rx_delivered", c.rx.delivered},
           {"rx_dropped", rx_drops},
           {"errors_sent", errors}};

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <fstream>
 #include <initializer_list>
 #include <map>
 #include <set>
@@ -11,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "layersec/base/file.h"
 #include "layersec/base/hex.h"
 #include "layersec/base/keyfile.h"
 #include "layersec/secoc/profile.h"
@@ -146,6 +146,30 @@ IpAddress parse_ipv4_multicast(const json& v, const std::string& path) {
   const IpAddress a = parse_ipv4(v, path);
   if (!a.is_multicast()) fail(path, "not an IPv4 multicast address");
   return a;
+}
+
+// An allowlist of host addresses (SD "subscribers" / "servers"): a non-empty
+// array of distinct unicast IPv4 addresses. Absent = any host; an empty array
+// is refused, since it reads as "nobody" but would mean "anybody".
+std::vector<IpAddress> get_host_list(const json& obj, const char* key, const std::string& path) {
+  std::vector<IpAddress> out;
+  const json* v = find(obj, key);
+  if (!v) return out;
+  const std::string p = at(path, key);
+  if (!v->is_array()) fail(p, "must be an array of IPv4 addresses");
+  if (v->empty()) fail(p, "must not be empty (omit the key to allow any host)");
+  for (std::size_t i = 0; i < v->size(); ++i) {
+    const std::string ip = idx(p, i);
+    const IpAddress a = parse_ipv4((*v)[i], ip);
+    const bool unspecified = a.bytes[0] == 0 && a.bytes[1] == 0 && a.bytes[2] == 0 && a.bytes[3] == 0;
+    const bool broadcast = a.bytes[0] == 255 && a.bytes[1] == 255 && a.bytes[2] == 255 && a.bytes[3] == 255;
+    if (a.is_multicast() || unspecified || broadcast)
+      fail(ip, "not a host address: '" + a.to_string() + "' (a unicast IPv4 address is needed)");
+    if (std::find(out.begin(), out.end(), a) != out.end())
+      fail(ip, "address " + a.to_string() + " is listed twice");
+    out.push_back(a);
+  }
+  return out;
 }
 
 std::vector<std::uint8_t> parse_hex(const json& v, const std::string& path) {
@@ -302,7 +326,7 @@ ServiceConfig parse_service(const json& s, const std::string& path, std::uint16_
   std::set<std::uint16_t> seen_groups;
   for (std::size_t i = 0; i < groups.size(); ++i) {
     const std::string gp = idx(at(path, "eventgroups"), i);
-    check_keys(groups[i], gp, {"eventgroup", "events", "multicast", "threshold"});
+    check_keys(groups[i], gp, {"eventgroup", "events", "multicast", "threshold", "subscribers"});
     EventgroupConfig gc;
     gc.eventgroup_id = get_id(groups[i], "eventgroup", gp, 0x0000, 0xFFFE, "eventgroup id");
     if (!seen_groups.insert(gc.eventgroup_id).second)
@@ -321,6 +345,7 @@ ServiceConfig parse_service(const json& s, const std::string& path, std::uint16_
     gc.multicast_threshold = static_cast<std::size_t>(get_uint(groups[i], "threshold", gp, 65535, 1));
     if (find(groups[i], "threshold") && !gc.multicast)
       fail(at(gp, "threshold"), "a threshold needs a \"multicast\" address");
+    gc.allowed_subscribers = get_host_list(groups[i], "subscribers", gp);
     const json& evs = get_array(groups[i], "events", gp);
     std::set<std::uint16_t> in_group;
     for (std::size_t k = 0; k < evs.size(); ++k) {
@@ -350,7 +375,7 @@ ServiceConfig parse_service(const json& s, const std::string& path, std::uint16_
 }
 
 ClientConfig parse_client(const json& c, const std::string& path, std::uint16_t sd_port) {
-  check_keys(c, path, {"service", "instance", "major", "unreliable", "eventgroups"});
+  check_keys(c, path, {"service", "instance", "major", "unreliable", "eventgroups", "servers"});
   ClientConfig cc;
   cc.service_id = get_id(c, "service", path, 0x0001, 0xFFFE, "service id");
   cc.instance_id = get_id(c, "instance", path, 0x0001, 0xFFFF, "instance id", 0xFFFF);
@@ -376,6 +401,7 @@ ClientConfig parse_client(const json& c, const std::string& path, std::uint16_t 
       fail(gp, "eventgroup " + hex16(g) + " is listed twice");
     cc.eventgroups.push_back(g);
   }
+  cc.allowed_servers = get_host_list(c, "servers", path);
   return cc;
 }
 
@@ -429,9 +455,108 @@ std::optional<std::uint32_t> get_pdu(const json& obj, const char* key, const std
   return id;
 }
 
+// "$.secoc.sd": protected SD is the default whenever SecOC is configured.
+//   absent / {"keyGroup": NAME, "dataId", "maxAgeMs", "maxSources"}: SD PDUs
+//       with timestamp freshness are added to the engine (one MAC key group
+//       needed: the only one, or the one named);
+//   {"txPdu": N, "rxPdu": M}: the engine's own PDUs (timestamp freshness);
+//   {"protect": false}: unprotected SD, explicitly (spoofable discovery).
+void parse_secoc_sd(const json& s, const std::string& path, NodeSecoc& ns) {
+  secoc::EngineConfig& eng = ns.engine;
+  const std::string sp = at(path, "sd");
+  static const json kEmpty = json::object();
+  const json* sd = find(s, "sd");
+  const json& o = sd ? *sd : kEmpty;
+  check_keys(o, sp, {"protect", "txPdu", "rxPdu", "keyGroup", "dataId", "maxAgeMs", "maxSources"});
+  if (!get_bool(o, "protect", sp, true)) {
+    if (o.size() != 1) fail(sp, "\"protect\": false takes no other keys");
+    ns.bindings.sd_unprotected = true;
+    return;
+  }
+  const bool explicit_pdus = find(o, "txPdu") || find(o, "rxPdu");
+  if (explicit_pdus) {
+    for (const char* k : {"keyGroup", "dataId", "maxAgeMs", "maxSources"})
+      if (find(o, k)) fail(at(sp, k), "not with \"txPdu\"/\"rxPdu\" (configure those PDUs in $.secoc.engine)");
+    std::map<std::uint32_t, std::string> unused_tx, unused_rx;
+    ns.bindings.sd_tx_pdu = get_pdu(o, "txPdu", sp, eng, true, unused_tx);
+    ns.bindings.sd_rx_pdu = get_pdu(o, "rxPdu", sp, eng, false, unused_rx);
+    if (!ns.bindings.sd_tx_pdu || !ns.bindings.sd_rx_pdu)
+      fail(sp, "SD protection needs both \"txPdu\" and \"rxPdu\"");
+    for (const auto& t : eng.tx_pdus)
+      if (t.id == *ns.bindings.sd_tx_pdu && !t.profile.freshness.timestamp)
+        fail(at(sp, "txPdu"), "tx PDU " + std::to_string(t.id) +
+                                  " must use \"freshness\": \"timestamp\" (SD runs before any sync "
+                                  "message can reach a peer)");
+    for (const auto& r : eng.rx_pdus)
+      if (r.id == *ns.bindings.sd_rx_pdu && !r.profile.freshness.timestamp)
+        fail(at(sp, "rxPdu"), "rx PDU " + std::to_string(r.id) +
+                                  " must use \"freshness\": \"timestamp\" (it verifies every peer's SD "
+                                  "from the first message and refuses an earlier run's)");
+    return;
+  }
+  // Synthesised SD PDUs on a MAC key group.
+  std::uint32_t group = 0;
+  if (const json* g = find(o, "keyGroup")) {
+    if (!g->is_string()) fail(at(sp, "keyGroup"), "must be a string");
+    const std::string name = g->get<std::string>();
+    bool found = false;
+    for (std::size_t i = 0; i < eng.key_groups.size(); ++i)
+      if (eng.key_groups[i].name == name) {
+        group = static_cast<std::uint32_t>(i);
+        found = true;
+      }
+    if (!found) fail(at(sp, "keyGroup"), "no key group named '" + name + "' in $.secoc.engine.keyGroups");
+  } else {
+    std::vector<std::uint32_t> macs;
+    for (std::size_t i = 0; i < eng.key_groups.size(); ++i)
+      if (!secoc::is_aead(eng.key_groups[i].algorithm)) macs.push_back(static_cast<std::uint32_t>(i));
+    if (macs.size() != 1)
+      fail(sp, std::string("SD is protected by default when SecOC is configured: ") +
+                   (macs.empty() ? "add a MAC (CMAC/HMAC) key group for it"
+                                 : "name the key group that protects it with \"keyGroup\"") +
+                   ", give engine PDUs with \"txPdu\"/\"rxPdu\", or turn it off explicitly with "
+                   "{\"protect\": false}");
+    group = macs[0];
+  }
+  const secoc::AuthAlgorithm alg = eng.key_groups[group].algorithm;
+  if (secoc::is_aead(alg)) fail(at(sp, "keyGroup"), "SD needs a MAC key group (CMAC or HMAC), not AES-GCM");
+  secoc::PduProfile prof = secoc::PduProfile::vendor();
+  prof.kind = secoc::ProfileKind::kCustom;
+  prof.algorithm = alg;
+  prof.auth_info_tx_length = 64;
+  prof.freshness = secoc::FreshnessLayout::timestamp_us(64, 64);
+  const auto data_id = static_cast<std::uint16_t>(get_uint(o, "dataId", sp, 0xFFFF, kDefaultSdDataId));
+  std::uint32_t tx_id = 0, rx_id = 0;
+  for (const auto& t : eng.tx_pdus) tx_id = std::max(tx_id, t.id + 1);
+  for (const auto& r : eng.rx_pdus) rx_id = std::max(rx_id, r.id + 1);
+  if (tx_id > secoc::kMaxPduId || rx_id > secoc::kMaxPduId) fail(sp, "no free PDU id left for SD");
+  eng.tx_pdus.push_back({tx_id, data_id, prof, group});
+  secoc::RxPduConfig r;
+  r.id = rx_id;
+  r.data_id = data_id;
+  r.profile = prof;
+  r.key_group = group;
+  // Reorder-tolerant: a peer's unicast and multicast SD datagrams arrive on
+  // different sockets and may swap; each is still accepted once.
+  r.mode = secoc::FreshnessMode::kReorderTolerant;
+  r.window = secoc::kDefaultWindow;
+  r.max_age = get_ms(o, "maxAgeMs", sp, 1, 3600000, secoc::kDefaultMaxAge);
+  r.max_sources = static_cast<std::uint32_t>(get_uint(o, "maxSources", sp, secoc::kMaxSources, 64));
+  if (r.max_sources == 0) fail(at(sp, "maxSources"), "must be >= 1");
+  eng.rx_pdus.push_back(r);
+  try {
+    eng.validate();
+  } catch (const secoc::ConfigError& e) {
+    fail(sp, std::string("the SD PDUs do not fit the engine: ") + e.what());
+  }
+  ns.bindings.sd_tx_pdu = tx_id;
+  ns.bindings.sd_rx_pdu = rx_id;
+}
+
 NodeSecoc parse_secoc(const json& s, const std::string& path, const std::string& base_dir,
                       const ServiceIndex& services) {
-  check_keys(s, path, {"engine", "keys", "stateFile", "bindings", "sd", "sync"});
+  check_keys(s, path, {"engine", "keys", "stateFile", "bindings", "sd", "sync", "dataToAuthenticator",
+                       "unprotected"});
   NodeSecoc ns;
   const json* engine = find(s, "engine");
   if (!engine) fail(at(path, "engine"), "required (the SecOC engine configuration)");
@@ -447,7 +572,22 @@ NodeSecoc parse_secoc(const json& s, const std::string& path, const std::string&
     if (what.rfind(prefix, 0) == 0) what = what.substr(prefix.size());
     fail(p, what);
   }
-  const secoc::EngineConfig& eng = ns.engine;
+  secoc::EngineConfig& eng = ns.engine;
+
+  // What every binding authenticates besides the payload.
+  auto header_mode = [&](const json& obj, const std::string& p, HeaderAuth def) {
+    const std::string v = get_string(obj, "dataToAuthenticator", p, std::string(to_string(def)));
+    if (v == "someip-header") return HeaderAuth::kSomeipHeader;
+    if (v == "payload-only") return HeaderAuth::kPayloadOnly;
+    fail(at(p, "dataToAuthenticator"),
+         "must be \"someip-header\" (DataId, SOME/IP header and payload are authenticated; the "
+         "default) or \"payload-only\" (the AUTOSAR layout: header unauthenticated, for "
+         "interoperability only)");
+  };
+  ns.bindings.header = header_mode(s, path, HeaderAuth::kSomeipHeader);
+
+  // SD protection, before the key files are read (it may add engine PDUs).
+  parse_secoc_sd(s, path, ns);
 
   ns.state_file = resolve(base_dir, get_string(s, "stateFile", path, "", true));
   if (ns.state_file.empty()) fail(at(path, "stateFile"), "must not be empty");
@@ -472,10 +612,9 @@ NodeSecoc parse_secoc(const json& s, const std::string& path, const std::string&
     k.key_id = static_cast<std::uint32_t>(get_uint(keys[i], "keyId", kp, 0xFFFFFFFF, 1));
     const std::string fmt = get_string(keys[i], "format", kp, "hex");
     KeyFileOptions opt;
+    // base/keyfile.h: hex text is the one encoding of a key file.
     if (fmt == "hex") opt.format = KeyFileFormat::kHex;
-    else if (fmt == "raw") opt.format = KeyFileFormat::kRaw;
-    else if (fmt == "auto") opt.format = KeyFileFormat::kAuto;
-    else fail(at(kp, "format"), "must be \"hex\", \"raw\" or \"auto\"");
+    else fail(at(kp, "format"), "must be \"hex\" (the only key file encoding; raw and auto are not read)");
     opt.expected_size = secoc::key_size(eng.key_groups[k.group].algorithm);
     k.path = resolve(base_dir, get_string(keys[i], "file", kp, "", true));
     auto loaded = load_key_file(k.path, opt);
@@ -494,11 +633,16 @@ NodeSecoc parse_secoc(const json& s, const std::string& path, const std::string&
       fail(at(path, "keys"), "no key file for key group '" + eng.key_groups[g].name + "'");
 
   PduUse use;
+  if (ns.bindings.sd_tx_pdu) {  // SD PDUs serve SD only
+    use.tx.emplace(*ns.bindings.sd_tx_pdu, at(path, "sd"));
+    use.rx.emplace(*ns.bindings.sd_rx_pdu, at(path, "sd"));
+  }
   const json& bindings = get_array(s, "bindings", path);
   std::set<std::tuple<std::uint16_t, std::uint16_t, std::uint16_t>> bound;
   for (std::size_t i = 0; i < bindings.size(); ++i) {
     const std::string bp = idx(at(path, "bindings"), i);
-    check_keys(bindings[i], bp, {"service", "instance", "method", "event", "txPdu", "rxPdu"});
+    check_keys(bindings[i], bp, {"service", "instance", "method", "event", "txPdu", "rxPdu",
+                                 "dataToAuthenticator"});
     SecocBinding b;
     b.service_id = get_id(bindings[i], "service", bp, 0x0001, 0xFFFE, "service id");
     b.instance_id = get_id(bindings[i], "instance", bp, 0x0001, 0xFFFF, "instance id", 0xFFFF);
@@ -528,17 +672,35 @@ NodeSecoc parse_secoc(const json& s, const std::string& path, const std::string&
     b.tx_pdu = get_pdu(bindings[i], "txPdu", bp, eng, true, use.tx);
     b.rx_pdu = get_pdu(bindings[i], "rxPdu", bp, eng, false, use.rx);
     if (!b.tx_pdu && !b.rx_pdu) fail(bp, "give \"txPdu\", \"rxPdu\" or both");
+    const HeaderAuth h = header_mode(bindings[i], bp, ns.bindings.header);
+    if (h != ns.bindings.header) {
+      if (h == HeaderAuth::kSomeipHeader)
+        fail(at(bp, "dataToAuthenticator"),
+             "\"someip-header\" on one binding while $.secoc.dataToAuthenticator is \"payload-only\": "
+             "make someip-header the default and mark the payload-only bindings instead");
+      ns.bindings.payload_only.push_back({b.service_id, b.instance_id, b.method_or_event});
+    }
     ns.bindings.messages.push_back(b);
   }
 
-  if (const json* sd = find(s, "sd")) {
-    const std::string sp = at(path, "sd");
-    check_keys(*sd, sp, {"txPdu", "rxPdu"});
-    ns.bindings.sd_tx_pdu = get_pdu(*sd, "txPdu", sp, eng, true, use.tx);
-    ns.bindings.sd_rx_pdu = get_pdu(*sd, "rxPdu", sp, eng, false, use.rx);
-    if (!ns.bindings.sd_tx_pdu || !ns.bindings.sd_rx_pdu)
-      fail(sp, "SD protection needs both \"txPdu\" and \"rxPdu\" (unprotected SD would be refused)");
+  // Message ids of SecOC services deliberately sent and accepted in clear
+  // (every other unbound id of such a service is rejected and counted).
+  const json& clear = get_array(s, "unprotected", path);
+  for (std::size_t i = 0; i < clear.size(); ++i) {
+    const std::string up = idx(at(path, "unprotected"), i);
+    check_keys(clear[i], up, {"service", "instance", "method", "event"});
+    MessageRef r;
+    r.service_id = get_id(clear[i], "service", up, 0x0001, 0xFFFE, "service id");
+    r.instance_id = get_id(clear[i], "instance", up, 0x0001, 0xFFFF, "instance id", 0xFFFF);
+    const bool has_m = find(clear[i], "method") != nullptr;
+    if (has_m == (find(clear[i], "event") != nullptr)) fail(up, "give exactly one of \"method\" and \"event\"");
+    r.method_or_event = has_m ? get_id(clear[i], "method", up, 0x0000, 0x7FFF, "method id")
+                              : get_id(clear[i], "event", up, 0x8000, 0xFFFE, "event id");
+    if (bound.count({r.service_id, r.instance_id, r.method_or_event}))
+      fail(up, "this message is bound in $.secoc.bindings; it cannot also be unprotected");
+    ns.bindings.unprotected.push_back(r);
   }
+
 
   const bool sends_sync = eng.sync_tx.enabled;
   const bool receives_sync = !eng.sync_rx.empty();
@@ -847,11 +1009,12 @@ NodeConfig node_config_from_json(const json& j, const std::string& base_dir) {
 }
 
 NodeConfig load_node_config(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw NodeConfigError(path, "cannot open");
+  // base/file.h: regular files only (a FIFO cannot block, a directory is
+  // named as one), bounded, read errors are errors.
+  const std::string text = read_config_file<NodeConfigError>(path);
   json j;
   try {
-    j = json::parse(in);
+    j = json::parse(text);
   } catch (const json::parse_error& e) {
     throw NodeConfigError(path, std::string("JSON syntax: ") + e.what());
   }

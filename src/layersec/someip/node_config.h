@@ -50,6 +50,11 @@ class NodeConfigError : public std::runtime_error {
 
 // --- "secoc" --------------------------------------------------------------
 
+// DataId of the SD PDUs added when "$.secoc.sd" names a key group (or is
+// absent): one DataId for every node on the segment (the source address is
+// authenticated with each SD message).
+inline constexpr std::uint16_t kDefaultSdDataId = 0xFFF0;
+
 // One key file: the current key of a key group, loaded at configuration time.
 struct NodeKey {
   std::uint32_t group = 0;  // index into engine.key_groups

@@ -74,13 +74,14 @@ class NodeConfigTest : public ::testing::Test {
           "syncRx": [{"id": 3, "dataId": 65001, "keyGroup": "sync"}],
           "txPdus": [{"id": 0, "dataId": 256, "keyGroup": "body"},
                      {"id": 1, "dataId": 257, "keyGroup": "body"},
-                     {"id": 2, "dataId": 258, "keyGroup": "body"}],
+                     {"id": 2, "dataId": 258, "keyGroup": "body", "freshness": "timestamp"}],
           "rxPdus": [{"id": 0, "dataId": 512, "keyGroup": "body", "syncChannel": 3},
                      {"id": 1, "dataId": 513, "keyGroup": "body", "syncChannel": 3},
-                     {"id": 2, "dataId": 514, "keyGroup": "body", "syncChannel": 3}]
+                     {"id": 2, "dataId": 258, "keyGroup": "body", "freshness": "timestamp",
+                      "maxSources": 16}]
         },
         "keys": [{"keyGroup": "body", "keyId": 7, "file": "body.key"},
-                 {"keyGroup": "sync", "file": "sync.key", "format": "auto"}],
+                 {"keyGroup": "sync", "file": "sync.key", "format": "hex"}],
         "stateFile": "server.state",
         "bindings": [
           {"service": "0x1234", "instance": "0x5678", "method": "0x0421", "rxPdu": 0, "txPdu": 0},
@@ -467,6 +468,56 @@ TEST_F(NodeConfigTest, ClientErrors) {
                     "required twice");
 }
 
+// SD allowlists: "subscribers" per offered eventgroup, "servers" per client.
+// (The "secoc" section is left out: it has nothing to do with these keys.)
+TEST_F(NodeConfigTest, SdAllowlists) {
+  auto sd_only = [](json j) {
+    j.erase("secoc");
+    return j;
+  };
+  {
+    const NodeConfig c = load(sd_only(good()));  // absent: any host
+    EXPECT_TRUE(c.runtime.services[0].eventgroups[0].allowed_subscribers.empty());
+    EXPECT_TRUE(c.runtime.clients[0].allowed_servers.empty());
+  }
+  json j = sd_only(good());
+  j["services"][0]["eventgroups"][0]["subscribers"] = json::array({"10.77.0.2", "10.77.0.3"});
+  j["clients"][0]["servers"] = json::array({"10.77.0.9"});
+  const NodeConfig c = load(j);
+  EXPECT_EQ(c.runtime.services[0].eventgroups[0].allowed_subscribers,
+            (std::vector<IpAddress>{IpAddress::v4(10, 77, 0, 2), IpAddress::v4(10, 77, 0, 3)}));
+  EXPECT_TRUE(c.runtime.services[0].eventgroups[1].allowed_subscribers.empty());
+  EXPECT_EQ(c.runtime.clients[0].allowed_servers, std::vector<IpAddress>{IpAddress::v4(10, 77, 0, 9)});
+
+  const std::string g = "$.services[0].eventgroups[0].subscribers";
+  auto subs = [](json v) {
+    return [v](json& x) {
+      x.erase("secoc");
+      x["services"][0]["eventgroups"][0]["subscribers"] = v;
+    };
+  };
+  expect_edit_error(subs("10.77.0.2"), g, "must be an array");
+  expect_edit_error(subs(json::array()), g, "must not be empty");
+  expect_edit_error(subs(json::array({"10.77.0.2", 7})), g + "[1]", "must be a string");
+  expect_edit_error(subs(json::array({"fd00::1"})), g + "[0]", "not an IPv4 address");
+  expect_edit_error(subs(json::array({"10.77.0.300"})), g + "[0]", "not an IPv4 address");
+  expect_edit_error(subs(json::array({"239.1.1.1"})), g + "[0]", "not a host address");
+  expect_edit_error(subs(json::array({"0.0.0.0"})), g + "[0]", "not a host address");
+  expect_edit_error(subs(json::array({"255.255.255.255"})), g + "[0]", "not a host address");
+  expect_edit_error(subs(json::array({"10.77.0.2", "10.77.0.2"})), g + "[1]", "listed twice");
+  const std::string s = "$.clients[0].servers";
+  auto servers = [](json v) {
+    return [v](json& x) {
+      x.erase("secoc");
+      x["clients"][0]["servers"] = v;
+    };
+  };
+  expect_edit_error(servers(json::object()), s, "must be an array");
+  expect_edit_error(servers(json::array()), s, "must not be empty");
+  expect_edit_error(servers(json::array({"224.0.0.1"})), s + "[0]", "not a host address");
+  expect_edit_error(servers(json::array({"10.77.0.9", "10.77.0.9"})), s + "[1]", "listed twice");
+}
+
 TEST_F(NodeConfigTest, SecocErrors) {
   const std::string s = "$.secoc";
   expect_edit_error([](json& j) { j["secoc"]["x"] = 1; }, s + ".x", "unknown key");
@@ -486,7 +537,7 @@ TEST_F(NodeConfigTest, SecocErrors) {
   expect_edit_error([](json& j) { j["secoc"]["keys"].erase(1); }, s + ".keys",
                     "no key file for key group 'sync'");
   expect_edit_error([](json& j) { j["secoc"]["keys"][0]["format"] = "pem"; }, s + ".keys[0].format",
-                    "\"hex\", \"raw\" or \"auto\"");
+                    "must be \"hex\"");
   expect_edit_error([](json& j) { j["secoc"]["keys"][0].erase("file"); }, s + ".keys[0].file", "required");
   expect_edit_error([](json& j) { j["secoc"]["keys"][0]["file"] = "missing.key"; }, s + ".keys[0].file",
                     "missing.key");
@@ -525,7 +576,9 @@ TEST_F(NodeConfigTest, SecocErrors) {
   // sd
   expect_edit_error([](json& j) { j["secoc"]["sd"].erase("rxPdu"); }, s + ".sd", "needs both");
   expect_edit_error([](json& j) { j["secoc"]["sd"]["txPdu"] = 1; }, s + ".sd.txPdu",
-                    "PDU 1 is already bound at $.secoc.bindings[1]");
+                    "must use \"freshness\": \"timestamp\"");
+  expect_edit_error([](json& j) { j["secoc"]["bindings"][1]["txPdu"] = 2; }, b + "[1].txPdu",
+                    "PDU 2 is already bound at $.secoc.sd");
   expect_edit_error([](json& j) { j["secoc"]["sd"]["x"] = 1; }, s + ".sd.x", "unknown key");
   // sync
   expect_edit_error([](json& j) { j["secoc"].erase("sync"); }, s + ".sync", "sends (syncTx)");
@@ -541,6 +594,7 @@ TEST_F(NodeConfigTest, SecocErrors) {
       [](json& j) {
         j["secoc"]["engine"].erase("syncRx");
         for (auto& p : j["secoc"]["engine"]["rxPdus"]) {
+          if (p.contains("freshness")) continue;  // the SD PDU
           p.erase("syncChannel");
           p["profile"] = "profile2";  // no freshness value: no sync channel needed
           p["keyGroup"] = "sync";
@@ -578,14 +632,21 @@ TEST_F(NodeConfigTest, KeyFileModeMustBe0600) {
 }
 
 TEST_F(NodeConfigTest, AbsoluteKeyPathsAndRawKeys) {
+  // A raw (binary) key file or "format": "raw" is refused: hex is the one
+  // key file encoding (base/keyfile.h).
   ASSERT_TRUE(write_key_file(dir_ + "/raw.key", kKey32).ok());
+  json r = good();
+  r["secoc"]["keys"][0]["file"] = dir_ + "/raw.key";
+  EXPECT_THROW(node_config_from_json(r, "/nonexistent"), NodeConfigError);
+  r["secoc"]["keys"][0]["format"] = "raw";
+  EXPECT_THROW(node_config_from_json(r, "/nonexistent"), NodeConfigError);
+  ASSERT_TRUE(write_key_file_hex(dir_ + "/abs.key", kKey32).ok());
   json j = good();
-  j["secoc"]["keys"][0]["file"] = dir_ + "/raw.key";
-  j["secoc"]["keys"][0]["format"] = "raw";
+  j["secoc"]["keys"][0]["file"] = dir_ + "/abs.key";
   j["secoc"]["keys"][1]["file"] = dir_ + "/sync.key";
   j["secoc"]["stateFile"] = "/var/tmp/x.state";
   const NodeConfig c = node_config_from_json(j, "/nonexistent");
-  EXPECT_EQ(c.secoc->keys[0].path, dir_ + "/raw.key");
+  EXPECT_EQ(c.secoc->keys[0].path, dir_ + "/abs.key");
   EXPECT_EQ(c.secoc->keys[0].key.size(), 32u);
   EXPECT_EQ(c.secoc->state_file, "/var/tmp/x.state");
 }
@@ -717,8 +778,113 @@ TEST_F(NodeConfigTest, LoadFileResolvesPathsAndReportsSyntax) {
     load_node_config(dir_ + "/absent.json");
     ADD_FAILURE();
   } catch (const NodeConfigError& e) {
-    EXPECT_EQ(e.problem(), "cannot open");
+    EXPECT_NE(e.problem().find("No such file"), std::string::npos) << e.what();
   }
+}
+
+}  // namespace
+}  // namespace layersec::someip
+
+namespace layersec::someip {
+namespace {
+
+// Protected SD by default, header authentication, deliberately unprotected
+// ids (issue 13, items 1, 2 and 6).
+TEST_F(NodeConfigTest, SdIsProtectedByDefaultAndOffNeedsAnExplicitSetting) {
+  // Two MAC key groups and no "sd": the node cannot guess which protects SD.
+  expect_edit_error([](json& j) { j["secoc"].erase("sd"); }, "$.secoc.sd",
+                      "SD is protected by default");
+  // Naming the key group adds timestamp-freshness SD PDUs to the engine.
+  {
+    json j = good();
+    j["secoc"]["sd"] = {{"keyGroup", "body"}, {"maxSources", 32}};
+    const NodeConfig c = load(j);
+    const NodeSecoc& s = *c.secoc;
+    ASSERT_EQ(s.bindings.sd_tx_pdu, 3u);
+    ASSERT_EQ(s.bindings.sd_rx_pdu, 3u);
+    EXPECT_TRUE(s.engine.tx_pdus.back().profile.freshness.timestamp);
+    EXPECT_EQ(s.engine.tx_pdus.back().data_id, kDefaultSdDataId);
+    EXPECT_TRUE(s.engine.rx_pdus.back().profile.freshness.timestamp);
+    EXPECT_EQ(s.engine.rx_pdus.back().max_sources, 32u);
+    EXPECT_FALSE(s.bindings.sd_unprotected);
+  }
+  // One MAC key group: used without being named.
+  {
+    json j = good();
+    j["secoc"].erase("sd");
+    j["secoc"]["engine"]["keyGroups"][1]["algorithm"] = "aes128-gcm";
+    j["secoc"]["engine"]["syncTx"]["keyGroup"] = "body";
+    j["secoc"]["engine"]["syncRx"][0]["keyGroup"] = "body";
+    j["secoc"]["engine"]["rxPdus"].erase(2);
+    j["secoc"]["engine"]["txPdus"].erase(2);
+    const NodeConfig c = load(j);
+    EXPECT_TRUE(c.secoc->bindings.sd_tx_pdu.has_value());
+    EXPECT_EQ(c.secoc->engine.key_groups[c.secoc->engine.tx_pdus.back().key_group].name, "body");
+  }
+  // Off, explicitly.
+  {
+    json j = good();
+    j["secoc"]["sd"] = {{"protect", false}};
+    const NodeConfig c = load(j);
+    EXPECT_TRUE(c.secoc->bindings.sd_unprotected);
+    EXPECT_FALSE(c.secoc->bindings.sd_tx_pdu.has_value());
+  }
+  expect_edit_error([](json& j) { j["secoc"]["sd"]["protect"] = false; }, "$.secoc.sd", "takes no other keys");
+  expect_edit_error([](json& j) { j["secoc"]["sd"] = {{"keyGroup", "nope"}}; }, "$.secoc.sd.keyGroup",
+                      "no key group named 'nope'");
+  expect_edit_error([](json& j) { j["secoc"]["sd"]["keyGroup"] = "body"; }, "$.secoc.sd.keyGroup",
+                      "not with \"txPdu\"");
+  expect_edit_error([](json& j) { j["secoc"]["sd"]["rxPdu"] = 1; }, "$.secoc.sd.rxPdu",
+                      "must use \"freshness\": \"timestamp\"");
+}
+
+TEST_F(NodeConfigTest, HeaderAuthenticationAndUnprotectedIds) {
+  {
+    const NodeConfig c = load(good());
+    EXPECT_EQ(c.secoc->bindings.header, HeaderAuth::kSomeipHeader);  // the default
+    EXPECT_TRUE(c.secoc->bindings.payload_only.empty());
+    EXPECT_TRUE(c.secoc->bindings.unprotected.empty());
+  }
+  {
+    json j = good();
+    j["secoc"]["bindings"][2]["dataToAuthenticator"] = "payload-only";
+    j["secoc"]["unprotected"] = json::array({{{"service", "0x1234"}, {"event", "0x8779"}}});
+    const NodeConfig c = load(j);
+    ASSERT_EQ(c.secoc->bindings.payload_only.size(), 1u);
+    EXPECT_EQ(c.secoc->bindings.payload_only[0].service_id, 0x4321);
+    EXPECT_EQ(c.secoc->bindings.payload_only[0].method_or_event, 0x8001);
+    ASSERT_EQ(c.secoc->bindings.unprotected.size(), 1u);
+    EXPECT_EQ(c.secoc->bindings.unprotected[0].method_or_event, 0x8779);
+    EXPECT_EQ(c.secoc->bindings.unprotected[0].instance_id, 0xFFFF);
+  }
+  {
+    json j = good();
+    j["secoc"]["dataToAuthenticator"] = "payload-only";
+    EXPECT_EQ(load(j).secoc->bindings.header, HeaderAuth::kPayloadOnly);
+  }
+  expect_edit_error([](json& j) { j["secoc"]["dataToAuthenticator"] = "header"; }, "$.secoc.dataToAuthenticator",
+                      "must be \"someip-header\"");
+  expect_edit_error(
+      [](json& j) {
+        j["secoc"]["dataToAuthenticator"] = "payload-only";
+        j["secoc"]["bindings"][0]["dataToAuthenticator"] = "someip-header";
+      },
+      "$.secoc.bindings[0].dataToAuthenticator", "make someip-header the default");
+  expect_edit_error(
+      [](json& j) {
+        j["secoc"]["unprotected"] = json::array({{{"service", "0x1234"}, {"event", "0x8777"}}});
+      },
+      "$.secoc.unprotected[0]", "cannot also be unprotected");
+  expect_edit_error([](json& j) { j["secoc"]["unprotected"] = json::array({{{"service", "0x1234"}}}); },
+                      "$.secoc.unprotected[0]", "exactly one of");
+  // aead-gcm rx PDUs must name the sender (before: every PDU mac-mismatch).
+  expect_edit_error(
+      [](json& j) {
+        j["secoc"]["engine"]["keyGroups"].push_back({{"name", "priv"}, {"algorithm", "aes256-gcm"}});
+        j["secoc"]["engine"]["rxPdus"].push_back(
+            {{"id", 9}, {"dataId", 9}, {"keyGroup", "priv"}, {"profile", "aead-gcm"}, {"syncChannel", 3}});
+      },
+      "$.secoc.engine.rxPdus[3].senderId", "required for an aead-gcm rx PDU");
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "layersec/someip/service_discovery.h"
@@ -23,6 +24,16 @@ std::string_view to_string(TransportError e) {
       return "unreachable";
     case TransportError::kSystem:
       return "system";
+  }
+  return "?";
+}
+
+std::string_view to_string(HeaderAuth h) {
+  switch (h) {
+    case HeaderAuth::kSomeipHeader:
+      return "someip-header";
+    case HeaderAuth::kPayloadOnly:
+      return "payload-only";
   }
   return "?";
 }
@@ -53,8 +64,42 @@ namespace {
 // (at most 4 + 8 + 32 bytes with every profile the engine accepts).
 constexpr std::size_t kSecocOverhead = 128;
 
+// Spacing of the reset cycles that new sync subscribers start.
+constexpr Duration kForcedSyncSpacing = Duration::milliseconds(20);
+
 std::uint64_t binding_key(std::uint16_t service, std::uint16_t instance, std::uint16_t id) {
   return (std::uint64_t{service} << 32) | (std::uint64_t{instance} << 16) | id;
+}
+
+// The SOME/IP header as SecOC extra authenticated data: every field but the
+// length (which the Secured I-PDU changes), the message type without the TP
+// flag (segments and the reassembled message authenticate alike). SD adds
+// the datagram's source address, so a relabelled source fails the MAC.
+constexpr std::size_t kHeaderAadSize = 12;
+constexpr std::size_t kSdAadSize = kHeaderAadSize + 1 + 16;
+std::size_t header_aad(const Header& h, std::uint8_t* out) {
+  store_be16(out, h.service_id);
+  store_be16(out + 2, h.method_id);
+  store_be16(out + 4, h.client_id);
+  store_be16(out + 6, h.session_id);
+  out[8] = h.protocol_version;
+  out[9] = h.interface_version;
+  out[10] = static_cast<std::uint8_t>(static_cast<std::uint8_t>(h.message_type) & ~kTpFlag);
+  out[11] = h.return_code;
+  return kHeaderAadSize;
+}
+std::size_t sd_aad(const Header& h, const IpAddress& source, std::uint8_t* out) {
+  std::size_t n = header_aad(h, out);
+  out[n++] = static_cast<std::uint8_t>(source.family);
+  const std::size_t len = source.family == IpFamily::kV4 ? 4 : 16;
+  std::memcpy(out + n, source.bytes.data(), len);
+  return n + len;
+}
+// Replay-state key of an SD source address.
+std::uint64_t source_key(const IpAddress& a) {
+  std::uint64_t k = static_cast<std::uint64_t>(a.family) << 56;
+  for (std::size_t i = 0; i < 16; ++i) k = (k * 1099511628211ULL) ^ a.bytes[i];
+  return a.family == IpFamily::kV4 ? (std::uint64_t{4} << 56) | load_be32(a.bytes.data()) : k;
 }
 
 // Session ids start at 1, skip 0 and wrap 0xFFFF -> 1 (feat_req_someip_649).
@@ -273,6 +318,14 @@ struct Runtime::Impl {
     return MethodKind::kNone;
   }
 
+  [[nodiscard]] bool port_uses_secoc(std::uint16_t port) const {
+    if (engine == nullptr) return false;
+    for (const auto& s : services)
+      if (s.cfg.udp_port == port && secoc_service(s.cfg.service_id)) return true;
+    for (const auto& c : clients)
+      if (c.port == port && secoc_service(c.cfg.service_id)) return true;
+    return false;
+  }
   [[nodiscard]] const Service* service_on_port(std::uint16_t service, std::uint16_t port) const {
     for (const auto& s : services)
       if (s.cfg.service_id == service && s.cfg.udp_port == port) return &s;
@@ -309,8 +362,14 @@ struct Runtime::Impl {
     return nullptr;
   }
 
-  std::optional<std::uint32_t> binding(const std::unordered_map<std::uint64_t, std::uint32_t>& m,
-                                       std::uint16_t service, std::uint16_t instance, std::uint16_t id) const {
+  // A bound message id: its SecOC PDU and whether the header is authenticated.
+  struct Bound {
+    std::uint32_t pdu = 0;
+    bool header = true;
+  };
+  using BindingMap = std::unordered_map<std::uint64_t, Bound>;
+  std::optional<Bound> binding(const BindingMap& m, std::uint16_t service, std::uint16_t instance,
+                               std::uint16_t id) const {
     if (m.empty()) return std::nullopt;
     auto it = m.find(binding_key(service, instance, id));
     if (it != m.end()) return it->second;
@@ -318,6 +377,24 @@ struct Runtime::Impl {
     if (it != m.end()) return it->second;
     return std::nullopt;
   }
+  // A service with any SecOC binding at this node: its unbound ids fail closed.
+  [[nodiscard]] bool secoc_service(std::uint16_t service) const {
+    return engine != nullptr && secured_services.count(service) != 0;
+  }
+  [[nodiscard]] bool listed_unprotected(std::uint16_t service, std::uint16_t instance, std::uint16_t id) const {
+    for (const auto& u : bindings.unprotected)
+      if (u.service_id == service && u.method_or_event == id &&
+          (u.instance_id == 0xFFFF || u.instance_id == instance))
+        return true;
+    return false;
+  }
+  // True when a message of (service, instance, id) without a binding must be
+  // refused: the service uses SecOC and the id is not listed as unprotected.
+  [[nodiscard]] bool unbound_refused(std::uint16_t service, std::uint16_t instance, std::uint16_t id) const {
+    return secoc_service(service) && !listed_unprotected(service, instance, id);
+  }
+  // Freshness-clock time for the engine (synchronised between the nodes).
+  [[nodiscard]] TimePoint fresh_now() const { return freshness_clock ? freshness_clock->now() : tr.now(); }
   [[nodiscard]] bool is_sync_event(std::uint16_t service, std::uint16_t instance, std::uint16_t event) const {
     return engine != nullptr && bindings.sync_service && *bindings.sync_service == service &&
            bindings.sync_instance == instance && bindings.sync_event == event;
@@ -386,7 +463,8 @@ struct Runtime::Impl {
       c.minor_version = s.cfg.minor_version;
       c.timing = cfg.sd_timing;
       c.udp_endpoint = Endpoint{tr.local_address(), s.cfg.udp_port, L4Proto::kUdp};
-      for (const auto& g : s.cfg.eventgroups) c.eventgroups.push_back({g.eventgroup_id, g.multicast});
+      for (const auto& g : s.cfg.eventgroups)
+        c.eventgroups.push_back({g.eventgroup_id, g.multicast, g.allowed_subscribers});
       s.sd = &sd->add_server(std::move(c));
     }
     for (auto& cl : clients) {
@@ -397,6 +475,7 @@ struct Runtime::Impl {
       c.timing = cfg.sd_timing;
       c.udp_endpoint = Endpoint{tr.local_address(), cl.port, L4Proto::kUdp};
       c.eventgroups = cl.cfg.eventgroups;
+      c.allowed_servers = cl.cfg.allowed_servers;
       cl.sd = &sd->add_client(std::move(c));
     }
   }
@@ -491,17 +570,32 @@ struct Runtime::Impl {
     }
   }
 
+  // `now` is the transport's time; the engine runs on the freshness clock.
   void poll_secoc(TimePoint now) {
     if (!engine || now < secoc_deadline) return;
     if (sync_buf.size() < engine->sync_message_size()) sync_buf.resize(engine->sync_message_size());
-    auto r = engine->poll(now, sync_buf);
+    // A new cycle for new sync subscribers, at most one per
+    // kForcedSyncSpacing (so a unicast copy is not overtaken by the next
+    // forced cycle's multicast, and subscriptions cannot burn reset counters
+    // faster than that).
+    const bool forced = forced_sync_at && now >= *forced_sync_at;
+    if (forced) {
+      engine->request_sync();
+      last_forced_sync = now;
+      forced_sync_at.reset();
+    }
+    const TimePoint fnow = fresh_now();
+    auto r = engine->poll(fnow, sync_buf);
     if (!r.ok()) {
       // Freshness exhausted or the store failed: retry shortly.
       ++counters.secoc_protect_failed;
       secoc_deadline = now + Duration::milliseconds(100);
       return;
     }
-    secoc_deadline = r->next_deadline;
+    secoc_deadline = r->next_deadline == TimePoint::max() ? TimePoint::max() : now + (r->next_deadline - fnow);
+    if (forced_sync_at) secoc_deadline = std::min(secoc_deadline, *forced_sync_at);
+    std::vector<Endpoint> newcomers;
+    if (forced) newcomers.swap(sync_newcomers);
     if (r->sync_bytes == 0 || !bindings.sync_service) return;
     last_sync.assign(sync_buf.begin(), sync_buf.begin() + static_cast<std::ptrdiff_t>(r->sync_bytes));
     Service* s = find_service(*bindings.sync_service, bindings.sync_instance);
@@ -511,6 +605,14 @@ struct Runtime::Impl {
     std::size_t sent = 0;
     auto st = notify_event(*s, *e, last_sync, nullptr, &sent);
     st.ignore();  // counted inside
+    // A new subscriber of a multicast eventgroup may not have joined the
+    // group yet (it joins on the Ack): it gets its copy by unicast too (a
+    // second copy is a harmless duplicate).
+    bool multicast = false;
+    for (auto gid : e->cfg.eventgroups)
+      if (const EventgroupConfig* g = find_group(*s, gid); g && g->multicast) multicast = true;
+    if (multicast)
+      for (const auto& ep : newcomers) notify_event(*s, *e, last_sync, &ep, &sent).ignore();
     counters.secoc_syncs_sent += sent;
   }
 
@@ -521,6 +623,15 @@ struct Runtime::Impl {
     for (const auto& ev : acts.events) {
       if (!running) return;  // an availability handler stopped the runtime
       handle_sd_event(ev, lost);
+    }
+    if (!sync_newcomers.empty() && !forced_sync_at) {
+      // A new sync subscriber (maybe a restarted receiver): start a new reset
+      // cycle now rather than at the next period (spaced, see poll_secoc).
+      const TimePoint now = tr.now();
+      const TimePoint at = last_forced_sync ? std::max(now, *last_forced_sync + kForcedSyncSpacing) : now;
+      forced_sync_at = at;
+      secoc_deadline = std::min(secoc_deadline, at);
+      poll_secoc(now);
     }
     // A lost service is searched for again (FindService phases restart), so
     // a node that comes back is found even if we miss its first offers.
@@ -537,15 +648,25 @@ struct Runtime::Impl {
   void send_sd(const SdDatagram& d) {
     ByteSpan bytes = d.bytes;
     if (engine && bindings.sd_tx_pdu && d.bytes.size() >= kHeaderSize) {
+      auto hdr = read_raw_header(d.bytes);
+      if (!hdr.ok()) {
+        ++counters.secoc_protect_failed;
+        return;
+      }
       if (sd_tx_buf.size() < d.bytes.size() + kSecocOverhead) sd_tx_buf.resize(d.bytes.size() + kSecocOverhead);
       std::memcpy(sd_tx_buf.data(), d.bytes.data(), kHeaderSize);
+      // Header and our source address are authenticated with the SD payload.
+      std::uint8_t aad[kSdAadSize];
+      secoc::TxInput in;
+      in.header = ByteSpan(aad, sd_aad(*hdr, tr.local_address(), aad));
+      in.now = fresh_now();
       auto r = engine->protect(*bindings.sd_tx_pdu, ByteSpan(d.bytes).subspan(kHeaderSize),
-                               MutableByteSpan(sd_tx_buf).subspan(kHeaderSize));
+                               MutableByteSpan(sd_tx_buf).subspan(kHeaderSize), in);
       if (!r.ok()) {
         ++counters.secoc_protect_failed;
         return;
       }
-      ++counters.secoc_protected;
+      ++counters.secoc_sd_protected;
       store_be32(sd_tx_buf.data() + 4, static_cast<std::uint32_t>(kLengthHeaderPart + *r));
       bytes = ByteSpan(sd_tx_buf.data(), kHeaderSize + *r);
     }
@@ -579,14 +700,21 @@ struct Runtime::Impl {
         return;
       }
       if (sd_rx_buf.size() < d.payload.size()) sd_rx_buf.resize(d.payload.size());
-      auto v = engine->verify(*bindings.sd_rx_pdu, m->payload, MutableByteSpan(sd_rx_buf).subspan(kHeaderSize));
+      // Timestamp freshness (no sync needed), header and source address
+      // authenticated, replay state per source address.
+      std::uint8_t aad[kSdAadSize];
+      secoc::RxInput in;
+      in.header = ByteSpan(aad, sd_aad(m->header, d.source.address, aad));
+      in.now = fresh_now();
+      in.source = source_key(d.source.address);
+      auto v = engine->verify(*bindings.sd_rx_pdu, m->payload, MutableByteSpan(sd_rx_buf).subspan(kHeaderSize), in);
       if (!v.ok()) {
         rej.reason = v.error();
         rej.unprotected = v.error() == secoc::Rejection::kMalformed;
         reject(rej);
         return;
       }
-      ++counters.secoc_verified;
+      ++counters.secoc_sd_verified;
       std::memcpy(sd_rx_buf.data(), d.payload.data(), kHeaderSize);
       store_be32(sd_rx_buf.data() + 4, static_cast<std::uint32_t>(kLengthHeaderPart + *v));
       bytes = ByteSpan(sd_rx_buf.data(), kHeaderSize + *v);
@@ -638,11 +766,10 @@ struct Runtime::Impl {
               e.cfg.eventgroups.end())
             continue;
           if (is_sync_event(ev.service_id, ev.instance_id, e.cfg.event_id)) {
-            if (!last_sync.empty()) {
-              std::size_t sent = 0;
-              notify_event(*s, e, last_sync, &*ev.udp, &sent).ignore();
-              counters.secoc_syncs_sent += sent;
-            }
+            // Not the cached sync: its cycle may be one the subscriber saw
+            // before a restart (and then refuses). A new cycle starts at the
+            // end of this SD step (process()).
+            sync_newcomers.push_back(*ev.udp);
           } else if (e.cfg.is_field && e.has_value) {
             notify_event(*s, e, e.value, &*ev.udp, nullptr).ignore();
           }
@@ -683,12 +810,16 @@ struct Runtime::Impl {
   // --- send path ------------------------------------------------------------
   // Serialises header + payload into tx_buf (protected when `tx_pdu` is set).
   // Returns the whole message.
-  Result<ByteSpan, RuntimeError> prepare(Header h, ByteSpan payload, std::optional<std::uint32_t> tx_pdu) {
+  Result<ByteSpan, RuntimeError> prepare(Header h, ByteSpan payload, std::optional<Bound> tx_pdu) {
     if (payload.size() > cfg.max_message_size) return Err(RuntimeError::kTooLarge);
     std::size_t body = payload.size();
     if (tx_pdu && engine) {
+      std::uint8_t aad[kHeaderAadSize];
+      secoc::TxInput in;
+      if (tx_pdu->header) in.header = ByteSpan(aad, header_aad(h, aad));
+      in.now = fresh_now();
       const std::int64_t t0 = cfg.time_secoc ? monotonic_now_ns() : 0;
-      auto r = engine->protect(*tx_pdu, payload, MutableByteSpan(tx_buf).subspan(kHeaderSize));
+      auto r = engine->protect(tx_pdu->pdu, payload, MutableByteSpan(tx_buf).subspan(kHeaderSize), in);
       if (cfg.time_secoc) counters.secoc_protect_ns += static_cast<std::uint64_t>(monotonic_now_ns() - t0);
       if (!r.ok()) {
         ++counters.secoc_protect_failed;
@@ -777,8 +908,12 @@ struct Runtime::Impl {
     h.interface_version = s.cfg.major_version;
     h.message_type = MessageType::kNotification;
     const bool sync = is_sync_event(s.cfg.service_id, s.cfg.instance_id, e.cfg.event_id);
-    auto msg = prepare(h, payload,
-                       sync ? std::nullopt : binding(tx_bind, s.cfg.service_id, s.cfg.instance_id, e.cfg.event_id));
+    const auto tx = sync ? std::nullopt : binding(tx_bind, s.cfg.service_id, s.cfg.instance_id, e.cfg.event_id);
+    if (!sync && !tx && unbound_refused(s.cfg.service_id, s.cfg.instance_id, e.cfg.event_id)) {
+      ++counters.secoc_unbound_refused;
+      return Err(RuntimeError::kSecoc);
+    }
+    auto msg = prepare(h, payload, tx);
     if (!msg.ok()) return Err(msg.error());
     std::optional<RuntimeError> failed;
     for (const auto& d : dests) {
@@ -795,7 +930,13 @@ struct Runtime::Impl {
   }
 
   void send_error(std::uint16_t port, const Endpoint& to, const Header& request, ReturnCode code,
-                  std::optional<std::uint32_t> tx_pdu) {
+                  std::optional<Bound> tx_pdu) {
+    // An unauthenticated error on a SecOC service is never sent: it is what
+    // an attacker would forge, and unauthenticated input gets no reply.
+    if (!tx_pdu && port_uses_secoc(port)) {
+      ++counters.secoc_unbound_refused;
+      return;
+    }
     Header h = request;
     h.protocol_version = kProtocolVersion;
     h.message_type = MessageType::kError;
@@ -883,11 +1024,27 @@ struct Runtime::Impl {
     ++counters.secoc_rejected;
     if (rejection_handler) rejection_handler(r);
   }
+  // A message on a SecOC service's id that has no binding: never delivered.
+  void reject_unbound(std::uint16_t service, std::uint16_t instance, std::uint16_t id, const Endpoint& source) {
+    ++counters.secoc_unbound_rejected;
+    SecurityRejection rej;
+    rej.service_id = service;
+    rej.instance_id = instance;
+    rej.method_or_event = id;
+    rej.unbound = true;
+    rej.reason = secoc::Rejection::kUnknownPdu;
+    rej.source = source;
+    reject(rej);
+  }
 
-  // Verifies `payload` with rx PDU `pdu` into rx_plain. False: rejected.
-  bool verify(std::uint32_t pdu, ByteSpan payload, ByteSpan& plain, SecurityRejection& rej) {
+  // Verifies message `m` with rx PDU `pdu` into rx_plain. False: rejected.
+  bool verify(const Bound& pdu, const MessageView& m, ByteSpan& plain, SecurityRejection& rej) {
+    std::uint8_t aad[kHeaderAadSize];
+    secoc::RxInput in;
+    if (pdu.header) in.header = ByteSpan(aad, header_aad(m.header, aad));
+    in.now = fresh_now();
     const std::int64_t t0 = cfg.time_secoc ? monotonic_now_ns() : 0;
-    auto v = engine->verify(pdu, payload, rx_plain);
+    auto v = engine->verify(pdu.pdu, m.payload, rx_plain, in);
     if (cfg.time_secoc) counters.secoc_verify_ns += static_cast<std::uint64_t>(monotonic_now_ns() - t0);
     if (!v.ok()) {
       rej.reason = v.error();
@@ -920,7 +1077,10 @@ struct Runtime::Impl {
       rej.instance_id = instance;
       rej.method_or_event = h.method_id;
       rej.source = d.source;
-      if (!verify(*pdu, m.payload, payload, rej)) return;
+      if (!verify(*pdu, m, payload, rej)) return;
+    } else if (unbound_refused(h.service_id, instance, h.method_id)) {
+      reject_unbound(h.service_id, instance, h.method_id, d.source);
+      return;
     }
     counters.rx.count(v);
     if (v.action == RxAction::kReplyError) {
@@ -970,6 +1130,10 @@ struct Runtime::Impl {
     }
     ++counters.requests_served;
     if (no_return || !running) return;
+    if (!tx_pdu && unbound_refused(h.service_id, instance, h.method_id)) {
+      ++counters.secoc_unbound_refused;  // no tx binding for the answer: never sent unprotected
+      return;
+    }
     Header out = h;
     out.interface_version = s->cfg.major_version;
     out.message_type = reply.code == ReturnCode::kOk ? MessageType::kResponse : MessageType::kError;
@@ -995,7 +1159,10 @@ struct Runtime::Impl {
       rej.method_or_event = h.method_id;
       rej.source = d.source;
       // A forged answer must not end the request: it stays pending.
-      if (!verify(*pdu, m.payload, payload, rej)) return;
+      if (!verify(*pdu, m, payload, rej)) return;
+    } else if (unbound_refused(h.service_id, it->instance, h.method_id)) {
+      reject_unbound(h.service_id, it->instance, h.method_id, d.source);
+      return;
     }
     Pending p = pending.take(h.session_id);
     ++counters.responses_received;
@@ -1031,20 +1198,24 @@ struct Runtime::Impl {
     rej.method_or_event = h.method_id;
     rej.source = d.source;
     if (is_sync_event(h.service_id, instance, h.method_id)) {
-      auto st = engine->handle_sync(bindings.sync_rx_channel, m.payload);
+      auto st = engine->handle_sync(bindings.sync_rx_channel, m.payload, fresh_now());
       if (!st.ok()) {
         rej.reason = st.error();
         rej.unprotected = st.error() == secoc::Rejection::kMalformed;
         reject(rej);
         return;
       }
-      ++counters.secoc_syncs_accepted;
+      if (*st == secoc::SyncOutcome::kDuplicate) ++counters.secoc_syncs_duplicate;
+      else ++counters.secoc_syncs_accepted;
       ++counters.notifications_received;
       return;
     }
     ByteSpan payload = m.payload;
     if (auto pdu = binding(rx_bind, h.service_id, instance, h.method_id)) {
-      if (!verify(*pdu, m.payload, payload, rej)) return;
+      if (!verify(*pdu, m, payload, rej)) return;
+    } else if (unbound_refused(h.service_id, instance, h.method_id)) {
+      reject_unbound(h.service_id, instance, h.method_id, d.source);
+      return;
     }
     ++counters.notifications_received;
     auto hit = event_handlers.find((std::uint32_t{h.service_id} << 16) | h.method_id);
@@ -1084,7 +1255,12 @@ struct Runtime::Impl {
     h.session_id = session;
     h.interface_version = offer.major_version;
     h.message_type = no_return ? MessageType::kRequestNoReturn : MessageType::kRequest;
-    auto msg = prepare(h, payload, binding(tx_bind, service, offer.instance_id, method));
+    const auto tx = binding(tx_bind, service, offer.instance_id, method);
+    if (!tx && unbound_refused(service, offer.instance_id, method)) {
+      ++counters.secoc_unbound_refused;
+      return Err(RuntimeError::kSecoc);
+    }
+    auto msg = prepare(h, payload, tx);
     if (!msg.ok()) return Err(msg.error());
     const Endpoint to = *offer.udp;
     const std::uint16_t inst = offer.instance_id;
@@ -1126,8 +1302,13 @@ struct Runtime::Impl {
   // SecOC
   secoc::Engine* engine = nullptr;
   SecocBindings bindings;
-  std::unordered_map<std::uint64_t, std::uint32_t> tx_bind;
-  std::unordered_map<std::uint64_t, std::uint32_t> rx_bind;
+  const Clock* freshness_clock = nullptr;
+  BindingMap tx_bind;
+  BindingMap rx_bind;
+  std::unordered_set<std::uint16_t> secured_services;
+  std::vector<Endpoint> sync_newcomers;  // new sync subscribers: unicast the requested sync
+  std::optional<TimePoint> forced_sync_at;    // transport time of the next forced cycle
+  std::optional<TimePoint> last_forced_sync;  // transport time of the last one
   TimePoint secoc_deadline = TimePoint::max();
   std::vector<std::uint8_t> sync_buf;
   std::vector<std::uint8_t> last_sync;
@@ -1162,32 +1343,68 @@ Runtime::~Runtime() {
   *impl_->token = false;
 }
 
-void Runtime::attach_secoc(secoc::Engine& engine, SecocBindings bindings) {
+void Runtime::attach_secoc(secoc::Engine& engine, SecocBindings bindings, const Clock* freshness_clock) {
   Impl& m = *impl_;
   if (m.running || m.sd) throw std::logic_error("someip runtime: attach_secoc() after start()");
-  std::unordered_map<std::uint64_t, std::uint32_t> tx;
-  std::unordered_map<std::uint64_t, std::uint32_t> rx;
+  Impl::BindingMap tx;
+  Impl::BindingMap rx;
+  std::unordered_set<std::uint16_t> secured;
   for (const auto& b : bindings.messages) {
     const std::string name = "SecOC binding " + hex16(b.service_id) + "/" + hex16(b.instance_id) + "/" +
                              hex16(b.method_or_event);
     const std::uint64_t key = binding_key(b.service_id, b.instance_id, b.method_or_event);
+    bool header = bindings.header == HeaderAuth::kSomeipHeader;
+    for (const auto& po : bindings.payload_only)
+      if (po.service_id == b.service_id && po.method_or_event == b.method_or_event &&
+          (po.instance_id == 0xFFFF || po.instance_id == b.instance_id))
+        header = false;
     if (b.tx_pdu) {
       if (!engine.tx_profile(*b.tx_pdu)) throw std::invalid_argument(name + ": unknown tx PDU " + std::to_string(*b.tx_pdu));
-      if (!tx.emplace(key, *b.tx_pdu).second) throw std::invalid_argument(name + ": tx bound twice");
+      if (!tx.emplace(key, Impl::Bound{*b.tx_pdu, header}).second) throw std::invalid_argument(name + ": tx bound twice");
     }
     if (b.rx_pdu) {
       if (!engine.rx_profile(*b.rx_pdu)) throw std::invalid_argument(name + ": unknown rx PDU " + std::to_string(*b.rx_pdu));
-      if (!rx.emplace(key, *b.rx_pdu).second) throw std::invalid_argument(name + ": rx bound twice");
+      if (!rx.emplace(key, Impl::Bound{*b.rx_pdu, header}).second) throw std::invalid_argument(name + ": rx bound twice");
     }
+    if (b.tx_pdu || b.rx_pdu) secured.insert(b.service_id);
   }
-  if (bindings.sd_tx_pdu && !engine.tx_profile(*bindings.sd_tx_pdu))
-    throw std::invalid_argument("SecOC SD binding: unknown tx PDU " + std::to_string(*bindings.sd_tx_pdu));
-  if (bindings.sd_rx_pdu && !engine.rx_profile(*bindings.sd_rx_pdu))
-    throw std::invalid_argument("SecOC SD binding: unknown rx PDU " + std::to_string(*bindings.sd_rx_pdu));
+  for (const auto& u : bindings.unprotected) {
+    const std::uint64_t key = binding_key(u.service_id, u.instance_id, u.method_or_event);
+    if (tx.count(key) || rx.count(key))
+      throw std::invalid_argument("SecOC: " + hex16(u.service_id) + "/" + hex16(u.method_or_event) +
+                                  " is both bound and listed as unprotected");
+  }
+  if (bindings.sd_tx_pdu) {
+    const secoc::PduProfile* p = engine.tx_profile(*bindings.sd_tx_pdu);
+    if (!p) throw std::invalid_argument("SecOC SD binding: unknown tx PDU " + std::to_string(*bindings.sd_tx_pdu));
+    if (!p->freshness.timestamp)
+      throw std::invalid_argument("SecOC SD binding: tx PDU " + std::to_string(*bindings.sd_tx_pdu) +
+                                  " must use timestamp freshness (SD runs before any sync message "
+                                  "can reach a peer)");
+  }
+  if (bindings.sd_rx_pdu) {
+    const secoc::PduProfile* p = engine.rx_profile(*bindings.sd_rx_pdu);
+    if (!p) throw std::invalid_argument("SecOC SD binding: unknown rx PDU " + std::to_string(*bindings.sd_rx_pdu));
+    if (!p->freshness.timestamp)
+      throw std::invalid_argument("SecOC SD binding: rx PDU " + std::to_string(*bindings.sd_rx_pdu) +
+                                  " must use timestamp freshness (it verifies every peer's SD from "
+                                  "the first message, and refuses replays from an earlier run)");
+  }
+  if (bindings.sd_tx_pdu.has_value() != bindings.sd_rx_pdu.has_value())
+    throw std::invalid_argument("SecOC SD binding: needs both a tx and an rx PDU");
+  if (m.cfg.sd_enabled && !bindings.messages.empty() && !bindings.sd_tx_pdu && !bindings.sd_unprotected)
+    throw std::invalid_argument(
+        "SecOC bindings without SD protection: spoofed or replayed Offer, StopOffer, Subscribe or "
+        "Nack messages would control who the secured services talk to; bind SD PDUs "
+        "(sd_tx_pdu/sd_rx_pdu) or set sd_unprotected explicitly");
+  if (bindings.sd_unprotected && bindings.sd_tx_pdu)
+    throw std::invalid_argument("SecOC SD binding: sd_unprotected set together with SD PDUs");
   m.engine = &engine;
   m.bindings = std::move(bindings);
   m.tx_bind = std::move(tx);
   m.rx_bind = std::move(rx);
+  m.secured_services = std::move(secured);
+  m.freshness_clock = freshness_clock;
 }
 
 Status<RuntimeError> Runtime::start() { return impl_->start(); }
@@ -1269,7 +1486,10 @@ Status<RuntimeError> Runtime::fire_and_forget(std::uint16_t service, std::uint16
 }
 
 void Runtime::on_rejection(RejectionHandler handler) { impl_->rejection_handler = std::move(handler); }
-const RuntimeCounters& Runtime::counters() const { return impl_->counters; }
+const RuntimeCounters& Runtime::counters() const {
+  if (impl_->sd) impl_->counters.sd_dropped = impl_->sd->counters().dropped;
+  return impl_->counters;
+}
 std::size_t Runtime::tp_buffered_bytes() const { return impl_->tp.buffered_bytes(); }
 std::size_t Runtime::pending_requests() const { return impl_->pending.size(); }
 const RuntimeConfig& Runtime::config() const { return impl_->cfg; }

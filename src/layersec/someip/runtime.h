@@ -14,13 +14,40 @@
 // SecOC binding: every (service, instance, method or event) can be mapped to
 // a SecOC Tx PDU (what this node sends) and an Rx PDU (what it accepts). The
 // SOME/IP payload is the Authentic I-PDU: protection is applied after
-// serialisation (header untouched, the Secured I-PDU becomes the payload) and
-// verified before dispatch; a message on a bound id that fails verification
-// is dropped, counted and reported through the rejection callback, never
-// delivered. A message on a bound id that arrives unprotected is the same
-// failure (no fallback). SD messages can be protected too (`sd` binding).
+// serialisation (the Secured I-PDU becomes the payload) and verified before
+// dispatch; a message on a bound id that fails verification is dropped,
+// counted and reported through the rejection callback, never delivered. A
+// message on a bound id that arrives unprotected is the same failure (no
+// fallback).
+//
+// What is authenticated (HeaderAuth::kSomeipHeader, the default): the MAC
+// covers DataId || SOME/IP header || payload || FV, where the header part is
+// Message ID (service, method/event), Request ID (client, session), protocol
+// and interface version, message type (TP flag cleared) and return code -
+// every header field but the length, which the Secured I-PDU changes. A
+// relabelled client id, session id, message type or return code therefore
+// fails verification. HeaderAuth::kPayloadOnly is the AUTOSAR layout
+// (DataId || payload || FV) for interoperability with a SecOC stack that does
+// not bind the header; the header is then unauthenticated.
+//
+// Fail closed: on a service that has any SecOC binding at this node, a
+// message id without a binding is rejected and counted (never delivered,
+// never answered) and is never sent unprotected, unless the configuration
+// lists it in SecocBindings::unprotected.
+//
+// SD: with SecOC bindings, SD must be protected unless SecocBindings::
+// sd_unprotected says otherwise (attach_secoc refuses the configuration
+// instead of running with spoofable discovery). Protected SD uses timestamp freshness (no sync message needed,
+// so it works from the first Offer), authenticates the SOME/IP header and the
+// datagram's source address, and keeps replay state per source address.
 // SecOC sync messages travel as SOME/IP notifications on a configured
-// (service, instance, event) (SecocBindings::sync_*).
+// (service, instance, event) (SecocBindings::sync_*); a new subscriber to
+// the sync eventgroup makes the sender start a new reset cycle at once, so a
+// restarted receiver resumes without waiting for the next period.
+//
+// Freshness time: every time the runtime gives the SecOC engine comes from
+// the freshness clock passed to attach_secoc (default: the transport's
+// clock), which must be synchronised between the nodes (docs/secoc.md).
 //
 // Threading: single-threaded. Every call, every transport callback and every
 // timer runs on the transport's thread (the simulator, or the EventLoop).
@@ -110,6 +137,9 @@ struct EventgroupConfig {
   // many subscribers (vsomeip's "threshold"); 0 = always multicast when
   // configured, 1 = same, N = unicast below N subscribers.
   std::size_t multicast_threshold = 1;
+  // Source addresses allowed to subscribe; empty = any host. Others get a
+  // Nack (SdDropReason::kSubscriberNotAllowed).
+  std::vector<IpAddress> allowed_subscribers{};
 };
 
 struct MethodConfig {
@@ -136,6 +166,9 @@ struct ClientConfig {
   std::uint8_t major_version = 0xFF;   // 0xFF: any
   std::uint16_t udp_port = 0;  // local port for responses and unicast events (0: the node's client port)
   std::vector<std::uint16_t> eventgroups;
+  // Addresses whose offers of this service are accepted; empty = any host.
+  // Others are ignored (SdDropReason::kOfferServerNotAllowed).
+  std::vector<IpAddress> allowed_servers{};
 };
 
 struct RuntimeConfig {
@@ -159,6 +192,13 @@ struct RuntimeConfig {
   std::vector<ClientConfig> clients;    // required
 };
 
+// What the SecOC MAC of a bound message covers besides the payload.
+enum class HeaderAuth : std::uint8_t {
+  kSomeipHeader,  // DataId || header (all fields but length) || payload || FV (default)
+  kPayloadOnly,   // AUTOSAR DataId || payload || FV: header unauthenticated (interop only)
+};
+[[nodiscard]] std::string_view to_string(HeaderAuth h);
+
 // SecOC binding of one SOME/IP message id.
 struct SecocBinding {
   std::uint16_t service_id = 0;
@@ -168,11 +208,28 @@ struct SecocBinding {
   std::optional<std::uint32_t> rx_pdu;  // verify what we receive with this PDU
 };
 
+// One message id (of SecocBindings::unprotected or ::payload_only).
+struct MessageRef {
+  std::uint16_t service_id = 0;
+  std::uint16_t instance_id = 0xFFFF;  // 0xFFFF: every instance
+  std::uint16_t method_or_event = 0;
+};
+
 struct SecocBindings {
   std::vector<SecocBinding> messages;
-  // SD protection (the whole SD payload is the Authentic I-PDU).
+  // What every bound message authenticates besides its payload ...
+  HeaderAuth header = HeaderAuth::kSomeipHeader;
+  // ... except these bound ids, which use the AUTOSAR payload-only layout
+  // (per-message interoperability with a peer that does not bind the header).
+  std::vector<MessageRef> payload_only;
+  // Ids of SecOC services deliberately sent and accepted without SecOC.
+  std::vector<MessageRef> unprotected;
+  // SD protection (the whole SD payload is the Authentic I-PDU); both PDUs
+  // must use timestamp freshness. With message bindings and no SD PDUs,
+  // attach_secoc throws unless sd_unprotected is set explicitly.
   std::optional<std::uint32_t> sd_tx_pdu;
   std::optional<std::uint32_t> sd_rx_pdu;
+  bool sd_unprotected = false;
   // Where SecOC sync messages are sent (notifications of this event to its
   // eventgroup's subscribers) and received (sync channel = rx id in the
   // engine's syncRx table).
@@ -245,6 +302,7 @@ struct SecurityRejection {
   std::uint16_t method_or_event = 0;
   bool sd = false;
   bool unprotected = false;  // bound id but no SecOC trailer could be parsed
+  bool unbound = false;      // a SecOC service's message id with no binding (fail closed)
   secoc::Rejection reason = secoc::Rejection::kMalformed;
   Endpoint source;
 };
@@ -260,8 +318,10 @@ struct RuntimeCounters {
   std::uint64_t notifications_sent = 0;      // datagrams (a multicast counts once)
   std::uint64_t notifications_received = 0;
   std::uint64_t notifications_unsubscribed = 0;  // dropped: not subscribed
-  std::uint64_t secoc_protected = 0;
+  std::uint64_t secoc_protected = 0;  // messages (SD counted apart)
   std::uint64_t secoc_verified = 0;
+  std::uint64_t secoc_sd_protected = 0;  // SD datagrams
+  std::uint64_t secoc_sd_verified = 0;
   std::uint64_t secoc_rejected = 0;
   std::uint64_t tp_segments_sent = 0;
   std::uint64_t tp_messages_reassembled = 0;
@@ -270,12 +330,18 @@ struct RuntimeCounters {
   std::uint64_t secoc_protect_failed = 0;  // protect() refused (message not sent)
   std::uint64_t secoc_syncs_sent = 0;      // sync notifications (datagrams)
   std::uint64_t secoc_syncs_accepted = 0;  // sync messages the engine accepted
+  std::uint64_t secoc_syncs_duplicate = 0;  // resends of the accepted cycle (no state change)
+  std::uint64_t secoc_unbound_rejected = 0;  // received on a SecOC service without a binding
+  std::uint64_t secoc_unbound_refused = 0;   // not sent: SecOC service, id without a binding
   std::uint64_t sd_datagrams_sent = 0;
   // With RuntimeConfig::time_secoc: CLOCK_MONOTONIC time inside the engine's
   // protect (sending) and verify (receiving) calls of messages (not SD), ns.
   std::uint64_t secoc_protect_ns = 0;
   std::uint64_t secoc_verify_ns = 0;
   RxCounters rx;  // error policy (drops by reason, errors sent)
+  // SD entries the state machines refused (sender binding, allowlists,
+  // Nacks), by reason; current as of the counters() call.
+  SdDropCounters sd_dropped;
 };
 
 // --- the runtime ------------------------------------------------------------
@@ -290,9 +356,12 @@ class Runtime {
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
 
-  // SecOC: `engine` is not owned and must outlive the runtime. Call before
-  // start(). Throws std::invalid_argument for a binding to an unknown PDU.
-  void attach_secoc(secoc::Engine& engine, SecocBindings bindings);
+  // SecOC: `engine` (and `freshness_clock`, if given) are not owned and must
+  // outlive the runtime. Call before start(). Throws std::invalid_argument
+  // for a binding to an unknown PDU, SD PDUs without timestamp freshness, or
+  // message bindings without SD protection and without sd_unprotected.
+  void attach_secoc(secoc::Engine& engine, SecocBindings bindings,
+                    const Clock* freshness_clock = nullptr);
 
   // Binds the ports, joins the SD group, starts offering every configured
   // service and requesting every configured client service.

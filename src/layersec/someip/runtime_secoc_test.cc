@@ -16,163 +16,12 @@
 #include "layersec/someip/counters_json.h"
 #include "layersec/someip/runtime.h"
 #include "layersec/someip/runtime_test_support.h"
+#include "layersec/someip/runtime_secoc_test_support.h"
 
 namespace layersec::someip {
 namespace {
 
 using namespace testing_support;  // NOLINT
-
-constexpr std::uint16_t kSyncService = 0x5EC0;
-constexpr std::uint16_t kSyncEvent = 0x8100;
-constexpr std::uint16_t kSyncGroup = 0x0100;
-constexpr std::uint16_t kSyncPort = 30510;
-
-// PDU ids. Server: tx 0 response, 1 event, 2 SD; rx 0 request, 1 client SD.
-// Client: tx 0 request, 2 SD; rx 0 response, 1 event, 2 server SD.
-constexpr std::uint32_t kTxResponse = 0, kTxEvent = 1, kTxSd = 2;
-constexpr std::uint32_t kRxRequest = 0, kRxClientSd = 1;
-constexpr std::uint32_t kTxRequest = 0;
-constexpr std::uint32_t kRxResponse = 0, kRxEvent = 1, kRxServerSd = 2;
-
-secoc::PduProfile profile() { return secoc::PduProfile::vendor(); }
-
-secoc::TxPduConfig tx(std::uint32_t id, std::uint16_t data_id) {
-  secoc::TxPduConfig t;
-  t.id = id;
-  t.data_id = data_id;
-  t.profile = profile();
-  t.key_group = 0;
-  return t;
-}
-
-secoc::RxPduConfig rx(std::uint32_t id, std::uint16_t data_id, std::uint16_t sender) {
-  secoc::RxPduConfig r;
-  r.id = id;
-  r.data_id = data_id;
-  r.profile = profile();
-  r.key_group = 0;
-  r.window = 32;
-  r.sender_id = sender;
-  r.has_sync_channel = true;
-  r.sync_channel = 0;
-  return r;
-}
-
-secoc::EngineConfig server_engine_config(Duration sync_period) {
-  secoc::EngineConfig c;
-  c.sender_id = 1;
-  c.key_groups = {{"pdu", profile().algorithm}, {"sync", secoc::AuthAlgorithm::kCmacAes128}};
-  c.sync_tx.enabled = true;
-  c.sync_tx.data_id = 0xFF01;
-  c.sync_tx.key_group = 1;
-  c.sync_tx.period = sync_period;
-  c.tx_pdus = {tx(kTxResponse, 0x0100), tx(kTxEvent, 0x0101), tx(kTxSd, 0x0102)};
-  // The client sends no sync messages: this channel stays silent and the
-  // receive state is provisioned with set_rx_freshness().
-  c.sync_rx = {{0, 0xFF02, 1, 64}};
-  c.rx_pdus = {rx(kRxRequest, 0x0200, 2), rx(kRxClientSd, 0x0202, 2)};
-  return c;
-}
-
-secoc::EngineConfig client_engine_config() {
-  secoc::EngineConfig c;
-  c.sender_id = 2;
-  c.key_groups = {{"pdu", profile().algorithm}, {"sync", secoc::AuthAlgorithm::kCmacAes128}};
-  c.sync_rx = {{0, 0xFF01, 1, 64}};
-  c.tx_pdus = {tx(kTxRequest, 0x0200), tx(kTxSd, 0x0202)};
-  c.rx_pdus = {rx(kRxResponse, 0x0100, 1), rx(kRxEvent, 0x0101, 1), rx(kRxServerSd, 0x0102, 1)};
-  return c;
-}
-
-struct SecocNode {
-  secoc::MemoryStateStore store;
-  std::unique_ptr<secoc::Engine> engine;
-  // (Re)starts the engine from the store and installs the test keys.
-  void start(const secoc::EngineConfig& c, TimePoint now) {
-    engine.reset();
-    auto e = secoc::Engine::start(c, store);
-    if (!e.ok()) throw std::runtime_error("engine start failed");
-    engine = std::move(e).value();
-    if (!engine->install_key(0, 1, secoc::test_key(profile().algorithm, 1), now).ok() ||
-        !engine->install_key(1, 1, secoc::test_key(secoc::AuthAlgorithm::kCmacAes128, 1), now).ok())
-      throw std::runtime_error("key installation failed");
-  }
-};
-
-RuntimeConfig secured_server_config() {
-  RuntimeConfig c = server_config();
-  ServiceConfig s;
-  s.service_id = kSyncService;
-  s.instance_id = 1;
-  s.udp_port = kSyncPort;
-  s.events = {EventConfig{kSyncEvent, {kSyncGroup}, false, std::nullopt, std::nullopt}};
-  s.eventgroups = {EventgroupConfig{kSyncGroup, std::nullopt, 1}};
-  c.services.push_back(s);
-  return c;
-}
-
-RuntimeConfig secured_client_config(std::uint16_t client_id) {
-  RuntimeConfig c = client_config(client_id);
-  c.clients.push_back(ClientConfig{kSyncService, 1, 0xFF, 0, {kSyncGroup}});
-  return c;
-}
-
-SecocBindings sync_bindings() {
-  SecocBindings b;
-  b.sync_service = kSyncService;
-  b.sync_instance = 1;
-  b.sync_event = kSyncEvent;
-  b.sync_rx_channel = 0;
-  return b;
-}
-
-SecocBindings server_bindings() {
-  SecocBindings b = sync_bindings();
-  b.messages = {SecocBinding{kService, kInstance, kMethod, kTxResponse, kRxRequest},
-                SecocBinding{kService, kInstance, kEvent, kTxEvent, std::nullopt}};
-  return b;
-}
-
-SecocBindings client_bindings() {
-  SecocBindings b = sync_bindings();
-  b.messages = {SecocBinding{kService, 0xFFFF, kMethod, kTxRequest, kRxResponse},
-                SecocBinding{kService, 0xFFFF, kEvent, std::nullopt, kRxEvent}};
-  return b;
-}
-
-// Server node 1 and client node 2 with their engines; the server's receive
-// state for the client's requests is provisioned (the client sends no sync).
-struct SecuredPair {
-  // Engines first: they must outlive the runtimes (destroyed with `b`).
-  SecocNode server_sec;
-  SecocNode client_sec;
-  SecocNode extra_sec;
-  Bench b;
-  Node* server = nullptr;
-  Node* client = nullptr;
-  std::vector<SecurityRejection> client_rejections;
-  std::vector<SecurityRejection> server_rejections;
-  std::vector<std::vector<std::uint8_t>> events;
-
-  explicit SecuredPair(RuntimeConfig sc = secured_server_config()) {
-    server_sec.start(server_engine_config(Duration::seconds(1)), b.sim.now());
-    client_sec.start(client_engine_config(), b.sim.now());
-    EXPECT_TRUE(server_sec.engine->set_rx_freshness(
-        kRxRequest, secoc::FreshnessCounters{client_sec.engine->trip(), client_sec.engine->reset(), 0}));
-    server = &b.add(1, std::move(sc));
-    client = &b.add(2, secured_client_config(2));
-    server->rt->attach_secoc(*server_sec.engine, server_bindings());
-    client->rt->attach_secoc(*client_sec.engine, client_bindings());
-    server->rt->on_rejection([this](const SecurityRejection& r) { server_rejections.push_back(r); });
-    client->rt->on_rejection([this](const SecurityRejection& r) { client_rejections.push_back(r); });
-    client->rt->on_event(kService, kEvent, [this](const Notification& n) { events.emplace_back(n.payload.begin(), n.payload.end()); });
-    EXPECT_TRUE(server->rt->set_method_handler(kService, kInstance, kMethod, [](const Request& r, Reply& reply) {
-      reply.payload.assign(r.payload.rbegin(), r.payload.rend());
-    }).ok());
-    b.start_all();
-    b.run(Duration::milliseconds(500));
-  }
-};
 
 TEST(RuntimeSecocTest, ProtectedRequestResponseAndEvents) {
   SecuredPair p;
@@ -253,21 +102,6 @@ TEST(RuntimeSecocTest, ReplayedFrameIsRejected) {
   EXPECT_EQ(p.events.size(), 1U);  // not delivered again
   ASSERT_EQ(p.client_rejections.size(), 1U);
   EXPECT_EQ(p.client_rejections[0].reason, secoc::Rejection::kReplay);
-}
-
-// Builds a frame from `src` (spoofed) to `dst` carrying `payload`.
-std::vector<std::uint8_t> spoofed_frame(std::uint32_t src_id, std::uint16_t src_port, std::uint32_t dst_id,
-                                        std::uint16_t dst_port, const std::vector<std::uint8_t>& payload) {
-  net::UdpFrameSpec spec;
-  spec.src_mac = net::MacAddress::local(src_id);
-  spec.dst_mac = net::MacAddress::local(dst_id);
-  spec.src = net::Ipv4Endpoint{Bench::ip(src_id), src_port};
-  spec.dst = net::Ipv4Endpoint{Bench::ip(dst_id), dst_port};
-  std::vector<std::uint8_t> frame(1600);
-  auto n = net::build_udp_frame(spec, payload, frame);
-  if (!n.ok()) throw std::runtime_error("frame build failed");
-  frame.resize(*n);
-  return frame;
 }
 
 TEST(RuntimeSecocTest, UnprotectedInjectionOnBoundIdsIsRejected) {
@@ -359,7 +193,9 @@ TEST(RuntimeSecocTest, MulticastVerifiedByTwoSubscribers) {
   EXPECT_EQ(got2, std::vector<bool>{true});
   EXPECT_EQ(p.client->rt->counters().secoc_verified, 1U);
   EXPECT_EQ(c2.rt->counters().secoc_verified, 1U);
-  EXPECT_TRUE(p.client_rejections.empty());
+  for (const auto& r : p.client_rejections)
+    ADD_FAILURE() << "client rejected " << (r.sd ? "SD " : "") << std::hex << r.method_or_event << " "
+                  << secoc::to_string(r.reason) << " from " << r.source.to_string();
 }
 
 TEST(RuntimeSecocTest, ProtectedServiceDiscovery) {
@@ -367,9 +203,8 @@ TEST(RuntimeSecocTest, ProtectedServiceDiscovery) {
   Bench b;
   ss.start(server_engine_config(Duration::seconds(3600)), b.sim.now());
   cs.start(client_engine_config(), b.sim.now());
-  // SD cannot carry the first sync (it needs SD itself): provisioned here.
-  ASSERT_TRUE(ss.engine->set_rx_freshness(kRxClientSd, {cs.engine->trip(), cs.engine->reset(), 0}));
-  ASSERT_TRUE(cs.engine->set_rx_freshness(kRxServerSd, {ss.engine->trip(), ss.engine->reset(), 0}));
+  // Timestamp freshness: no provisioning, no sync - SD verifies from the
+  // first Offer (before, a freshness profile on SD deadlocked discovery).
   Node& server = b.add(1, server_config());
   Node& client = b.add(2, client_config(2));
   SecocBindings sb;
@@ -382,11 +217,14 @@ TEST(RuntimeSecocTest, ProtectedServiceDiscovery) {
   client.rt->attach_secoc(*cs.engine, cb);
   std::vector<SecurityRejection> rejected;
   client.rt->on_rejection([&](const SecurityRejection& r) { rejected.push_back(r); });
+  net::ReplayHook record(net::match_udp_dst_port(kSdPort));
+  b.segment.add_hook(&record);
   b.start_all();
   b.run(Duration::milliseconds(500));
+  b.segment.remove_hook(&record);
   ASSERT_TRUE(client.rt->available(kService));
   EXPECT_EQ(server.rt->subscriber_count(kService, kInstance, kEventgroup), 1U);
-  EXPECT_GE(client.rt->counters().secoc_verified, 2U);  // offer + ack at least
+  EXPECT_GE(client.rt->counters().secoc_sd_verified, 2U);  // offer + ack at least
   EXPECT_TRUE(rejected.empty());
   // A plain SD message (a StopOffer that would end the service) is refused.
   const std::vector<std::uint8_t> stop_offer = {
@@ -398,6 +236,33 @@ TEST(RuntimeSecocTest, ProtectedServiceDiscovery) {
   EXPECT_TRUE(client.rt->available(kService));
   ASSERT_EQ(rejected.size(), 1U);
   EXPECT_TRUE(rejected[0].sd);
+  // Every protected SD message recorded earlier, replayed: none is accepted.
+  ASSERT_GE(record.recorded(), 2U);
+  rejected.clear();
+  const auto verified = client.rt->counters().secoc_sd_verified;
+  record.replay_recorded(b.segment);
+  b.run(Duration::milliseconds(10));
+  EXPECT_EQ(client.rt->counters().secoc_sd_verified, verified);
+  EXPECT_FALSE(rejected.empty());
+  for (const auto& r : rejected) EXPECT_TRUE(r.sd);
+  EXPECT_TRUE(client.rt->available(kService));
+}
+
+TEST(RuntimeSecocTest, SecocBindingsWithoutSdProtectionAreRefusedUnlessExplicit) {
+  SecocNode s;
+  Bench b;
+  s.start(client_engine_config(), b.sim.now());
+  Node& n = b.add(2, client_config(2));
+  SecocBindings plain_sd = client_bindings();
+  plain_sd.sd_tx_pdu.reset();
+  plain_sd.sd_rx_pdu.reset();
+  EXPECT_THROW(n.rt->attach_secoc(*s.engine, plain_sd), std::invalid_argument);
+  // SD on a counter-freshness PDU would deadlock discovery: refused.
+  SecocBindings counter_sd = client_bindings();
+  counter_sd.sd_rx_pdu = kRxResponse;
+  EXPECT_THROW(n.rt->attach_secoc(*s.engine, counter_sd), std::invalid_argument);
+  plain_sd.sd_unprotected = true;  // the explicit setting
+  EXPECT_NO_THROW(n.rt->attach_secoc(*s.engine, plain_sd));
 }
 
 TEST(RuntimeSecocTest, BindingToUnknownPduThrows) {

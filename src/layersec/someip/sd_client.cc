@@ -163,43 +163,67 @@ SdClient::SubscriptionState SdClient::subscription_state(std::uint16_t eventgrou
   return SubscriptionState::kNotSubscribed;
 }
 
+void SdClient::drop(SdDropReason r, SdOutput& out) {
+  drops_.add(r);
+  out.drops.add(r);
+}
+
+void SdClient::on_offer(const SdRxContext& rx, const SdEntry& e, const SdEntryOptions& opts,
+                        SdOutput& out) {
+  // Checked before anything changes: a refused offer leaves no trace but a counter.
+  if (!address_allowed(config_.allowed_servers, rx.source.address))
+    return drop(SdDropReason::kOfferServerNotAllowed, out);
+  // The offered endpoint must be the sender's own: otherwise any host could
+  // point us at a third one (or re-send a server's offer from elsewhere and
+  // take the binding while requests still reach the server).
+  if (!endpoints_name_source(opts, rx.source.address))
+    return drop(SdDropReason::kOfferEndpointNotSource, out);
+  // Bound to another instance or peer: ignore this one.
+  if (offer_ && (offer_->instance_id != e.instance_id || !(offer_->peer == rx.source)))
+    return drop(SdDropReason::kOfferBoundElsewhere, out);
+  const bool is_new = !offer_;
+  SdOfferInfo info;
+  info.instance_id = e.instance_id;
+  info.major_version = e.major_version;
+  info.minor_version = e.minor_version;
+  info.peer = rx.source;
+  info.udp = opts.endpoint(L4Proto::kUdp);
+  info.tcp = opts.endpoint(L4Proto::kTcp);
+  info.expiry = ttl_expiry(rx.now, e.ttl);
+  offer_ = info;
+  if (is_new) out.events.push_back(event(SdEventKind::kServiceAvailable));
+  if (state_ == State::kInitialWait || state_ == State::kRepetition) {
+    state_ = State::kMain;  // feat_req_someipsd_867: finds stop at the offer
+    deadline_ = TimePoint::max();
+  }
+  if (state_ != State::kDown) {
+    // Subscribe on every offer: first subscription and renewal alike.
+    for (auto& g : groups_) {
+      send_subscribe(g, config_.timing.ttl, out);
+      if (g.state == SubscriptionState::kNotSubscribed) g.state = SubscriptionState::kPending;
+    }
+  }
+}
+
 void SdClient::on_entry(const SdRxContext& rx, const SdEntry& e, const SdEntryOptions& opts,
                         SdOutput& out) {
   if (!matches(e)) return;
   switch (e.kind()) {
-    case EntryKind::kOfferService: {
-      // Bound to another instance or peer: ignore this one.
-      if (offer_ && (offer_->instance_id != e.instance_id || !(offer_->peer == rx.source))) return;
-      const bool is_new = !offer_;
-      SdOfferInfo info;
-      info.instance_id = e.instance_id;
-      info.major_version = e.major_version;
-      info.minor_version = e.minor_version;
-      info.peer = rx.source;
-      info.udp = opts.endpoint(L4Proto::kUdp);
-      info.tcp = opts.endpoint(L4Proto::kTcp);
-      info.expiry = ttl_expiry(rx.now, e.ttl);
-      offer_ = info;
-      if (is_new) out.events.push_back(event(SdEventKind::kServiceAvailable));
-      if (state_ == State::kInitialWait || state_ == State::kRepetition) {
-        state_ = State::kMain;  // feat_req_someipsd_867: finds stop at the offer
-        deadline_ = TimePoint::max();
-      }
-      if (state_ != State::kDown) {
-        // Subscribe on every offer: first subscription and renewal alike.
-        for (auto& g : groups_) {
-          send_subscribe(g, config_.timing.ttl, out);
-          if (g.state == SubscriptionState::kNotSubscribed) g.state = SubscriptionState::kPending;
-        }
-      }
+    case EntryKind::kOfferService:
+      on_offer(rx, e, opts, out);
       break;
-    }
     case EntryKind::kStopOfferService:
-      if (offer_ && offer_->instance_id == e.instance_id && offer_->peer == rx.source) lose_service(out);
+      // feat_req_someipsd_262. Another instance than ours: nothing to stop.
+      if (!offer_ || offer_->instance_id != e.instance_id) break;
+      if (!(offer_->peer == rx.source)) return drop(SdDropReason::kStopOfferNotFromOfferer, out);
+      if (!endpoints_name_source(opts, rx.source.address))
+        return drop(SdDropReason::kStopOfferEndpointNotSource, out);
+      lose_service(out);
       break;
     case EntryKind::kSubscribeEventgroupAck:
     case EntryKind::kSubscribeEventgroupNack: {
-      if (!(offer_->peer == rx.source)) return;
+      // matches() guarantees an offer: Subscribes go to its SD peer only.
+      if (!(offer_->peer == rx.source)) return drop(SdDropReason::kAckNotFromServer, out);
       for (auto& g : groups_) {
         if (g.id != e.eventgroup_id) continue;
         SdEvent ev = event(e.kind() == EntryKind::kSubscribeEventgroupAck

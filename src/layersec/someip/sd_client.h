@@ -24,6 +24,16 @@
 // subscription and renewal alike, as vsomeip does); Ack -> kSubscriptionAcked
 // (once per subscription, carrying the multicast option if any), Nack ->
 // kSubscriptionNacked. unsubscribe() sends StopSubscribeEventgroup.
+//
+// Binding to the sender (ours, not the specification's; docs/someip.md):
+// - an Offer is accepted only when every unicast endpoint option it carries
+//   names the datagram's source address, and (when allowed_servers is set)
+//   only from a listed address;
+// - while bound, Offers of another instance or SD peer are ignored;
+// - a StopOffer acts only when it comes from the SD peer of the current offer
+//   and names no other host's endpoint;
+// - an Ack or Nack acts only when it comes from the server subscribed to.
+// Every other case is a drop counted by SdDropReason, with no state change.
 #pragma once
 
 #include <cstddef>
@@ -45,6 +55,10 @@ struct SdClientConfig {
   std::optional<Endpoint> udp_endpoint;
   std::optional<Endpoint> tcp_endpoint;
   std::vector<std::uint16_t> eventgroups;  // subscribed while requested
+  // Source addresses whose Offers are accepted; empty = any. Pinning the
+  // servers is what keeps a host that offers first from capturing the client
+  // when SD is not protected.
+  std::vector<IpAddress> allowed_servers{};
 };
 
 struct SdOfferInfo {
@@ -92,6 +106,8 @@ class SdClient {
   [[nodiscard]] SubscriptionState subscription_state(std::uint16_t eventgroup) const;
   [[nodiscard]] const SdClientConfig& config() const { return config_; }
   [[nodiscard]] std::uint64_t finds_sent() const { return finds_sent_; }
+  // Entries this client dropped, by reason.
+  [[nodiscard]] const SdDropCounters& drops() const { return drops_; }
 
  private:
   struct Group {
@@ -101,6 +117,8 @@ class SdClient {
   void send_find(SdOutput& out);
   void send_subscribe(const Group& g, std::uint32_t ttl, SdOutput& out);
   void lose_service(SdOutput& out);
+  void on_offer(const SdRxContext& rx, const SdEntry& e, const SdEntryOptions& opts, SdOutput& out);
+  void drop(SdDropReason r, SdOutput& out);
   [[nodiscard]] SdEvent event(SdEventKind k) const;
 
   SdClientConfig config_;
@@ -111,6 +129,7 @@ class SdClient {
   std::optional<SdOfferInfo> offer_;
   std::vector<Group> groups_;
   std::uint64_t finds_sent_ = 0;
+  SdDropCounters drops_;
 };
 
 }  // namespace layersec::someip

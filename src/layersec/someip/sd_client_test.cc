@@ -5,21 +5,13 @@
 #include <vector>
 
 #include "layersec/someip/sd_endpoint.h"
+#include "layersec/someip/sd_test_support.h"
 
 namespace layersec::someip {
 namespace {
 
-class FixedRandom final : public RandomSource {
- public:
-  explicit FixedRandom(Duration d) : d_(d) {}
-  Duration uniform(Duration lo, Duration hi) override {
-    const Duration v = lo + d_;
-    return v > hi ? hi : v;
-  }
-
- private:
-  Duration d_;
-};
+using testing_support::endpoint_opts;
+using testing_support::FixedRandom;
 
 constexpr auto ms = Duration::milliseconds;
 const TimePoint kT0 = TimePoint::from_ns(0);
@@ -204,6 +196,176 @@ TEST(SdClient, NackEvent) {
   ASSERT_EQ(out.events.size(), 1u);
   EXPECT_EQ(out.events[0].kind, SdEventKind::kSubscriptionNacked);
   EXPECT_EQ(c.subscription_state(0x10), SdClient::SubscriptionState::kNotSubscribed);
+}
+
+// ---- binding entries to their sender (issue 13 item 6) ----------------------
+
+const Endpoint kAttackerSd{IpAddress::v4(10, 0, 0, 9), 30490, L4Proto::kUdp};
+const Endpoint kAttackerUdp{IpAddress::v4(10, 0, 0, 9), 30509, L4Proto::kUdp};
+
+// A requested client bound to kServerSd with its eventgroup acked.
+SdClient bound_client(RandomSource& rnd, SdClientConfig cfg = config()) {
+  SdClient c(std::move(cfg), rnd);
+  SdOutput out;
+  c.request(kT0, out);
+  c.on_entry(rx(kT0), SdEntry::offer_service(0x1234, 7, 1, 0, kTtlInfinite), offer_opts(), out);
+  c.on_entry(rx(kT0), SdEntry::subscribe_ack(0x1234, 7, 1, 0x10, 3), SdEntryOptions{}, out);
+  return c;
+}
+
+void expect_still_bound(const SdClient& c) {
+  ASSERT_TRUE(c.available());
+  EXPECT_EQ(c.offer()->peer, kServerSd);
+  EXPECT_EQ(c.offer()->udp, kServerUdp);
+  EXPECT_EQ(c.subscription_state(0x10), SdClient::SubscriptionState::kAcked);
+}
+
+TEST(SdClientBinding, OfferFromServerAddressNamingAnotherEndpointIsRefused) {
+  // The attack: an Offer spoofed from the server's SD endpoint that names the
+  // attacker as the service endpoint. Before: the client sent its requests
+  // there and dropped the server's events (wrong source).
+  FixedRandom rnd(ms(0));
+  SdClient c = bound_client(rnd);
+  ASSERT_EQ(c.drops().total(), 0u);
+  SdOutput out;
+  const SdEntry offer = SdEntry::offer_service(0x1234, 7, 1, 0, kTtlInfinite);
+  c.on_entry(rx(kT0 + ms(10)), offer, endpoint_opts(kAttackerUdp), out);
+  expect_still_bound(c);
+  EXPECT_TRUE(out.sends.empty());  // no renewal triggered by it either
+  EXPECT_TRUE(out.events.empty());
+  EXPECT_EQ(c.drops()[SdDropReason::kOfferEndpointNotSource], 1u);
+  EXPECT_EQ(out.drops[SdDropReason::kOfferEndpointNotSource], 1u);
+  // One good option and one naming another host: refused as a whole.
+  SdEntryOptions mixed = offer_opts();
+  mixed.items[mixed.count++] = endpoint_option(Endpoint{kAttackerUdp.address, 30510, L4Proto::kTcp});
+  c.on_entry(rx(kT0 + ms(11)), offer, mixed, out);
+  // An IPv6 endpoint cannot be the source of an IPv4 datagram.
+  c.on_entry(rx(kT0 + ms(12)), offer,
+             endpoint_opts(Endpoint{IpAddress::v6({0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}), 30509,
+                                    L4Proto::kUdp}),
+             out);
+  expect_still_bound(c);
+  EXPECT_EQ(c.drops()[SdDropReason::kOfferEndpointNotSource], 3u);
+  EXPECT_EQ(c.drops().total(), 3u);
+  // The genuine cyclic offer still renews.
+  out.clear();
+  c.on_entry(rx(kT0 + ms(1000)), offer, offer_opts(), out);
+  ASSERT_EQ(out.sends.size(), 1u);
+  EXPECT_EQ(out.sends[0].destination, kServerSd);
+}
+
+TEST(SdClientBinding, OfferReplayedFromAnotherHostDoesNotCaptureTheClient) {
+  // A server's offer re-sent from another host (a relabelled or replayed
+  // datagram): before, a client without an offer bound to the replayer and
+  // sent its Subscribes there, while the real server's offers were ignored.
+  FixedRandom rnd(ms(0));
+  SdClient c(config(), rnd);
+  SdOutput out;
+  c.request(kT0, out);
+  out.clear();
+  const SdEntry offer = SdEntry::offer_service(0x1234, 7, 1, 0, kTtlInfinite);
+  c.on_entry(rx(kT0 + ms(1), kAttackerSd), offer, offer_opts(), out);
+  EXPECT_FALSE(c.available());
+  EXPECT_TRUE(out.sends.empty());
+  EXPECT_TRUE(out.events.empty());
+  EXPECT_EQ(c.drops()[SdDropReason::kOfferEndpointNotSource], 1u);
+  c.on_entry(rx(kT0 + ms(2)), offer, offer_opts(), out);
+  ASSERT_TRUE(c.available());
+  EXPECT_EQ(c.offer()->peer, kServerSd);
+}
+
+TEST(SdClientBinding, StopOfferOnlyFromTheOfferer) {
+  FixedRandom rnd(ms(0));
+  SdClient c = bound_client(rnd);
+  SdOutput out;
+  const SdEntry stop = SdEntry::offer_service(0x1234, 7, 1, 0, 0);
+  // From a third host, naming the server's endpoint (a replayed StopOffer).
+  c.on_entry(rx(kT0 + ms(10), kAttackerSd), stop, offer_opts(), out);
+  EXPECT_EQ(c.drops()[SdDropReason::kStopOfferNotFromOfferer], 1u);
+  // From a third host naming its own endpoint.
+  c.on_entry(rx(kT0 + ms(11), kAttackerSd), stop, endpoint_opts(kAttackerUdp), out);
+  EXPECT_EQ(c.drops()[SdDropReason::kStopOfferNotFromOfferer], 2u);
+  // From the offerer's SD endpoint but naming another host's endpoint.
+  c.on_entry(rx(kT0 + ms(12)), stop, endpoint_opts(kAttackerUdp), out);
+  EXPECT_EQ(c.drops()[SdDropReason::kStopOfferEndpointNotSource], 1u);
+  // Another port of the server's address is another SD peer.
+  c.on_entry(rx(kT0 + ms(13), Endpoint{kServerSd.address, 30491, L4Proto::kUdp}), stop, offer_opts(), out);
+  EXPECT_EQ(c.drops()[SdDropReason::kStopOfferNotFromOfferer], 3u);
+  // Another instance: not ours, nothing to stop, nothing counted.
+  c.on_entry(rx(kT0 + ms(14), kAttackerSd), SdEntry::offer_service(0x1234, 8, 1, 0, 0), offer_opts(), out);
+  EXPECT_EQ(c.drops().total(), 4u);
+  expect_still_bound(c);
+  EXPECT_TRUE(out.events.empty());
+  EXPECT_TRUE(out.sends.empty());
+  // The offerer's own StopOffer (with or without its endpoint) ends it.
+  c.on_entry(rx(kT0 + ms(20)), stop, SdEntryOptions{}, out);
+  EXPECT_FALSE(c.available());
+  ASSERT_EQ(out.events.size(), 1u);
+  EXPECT_EQ(out.events[0].kind, SdEventKind::kServiceUnavailable);
+}
+
+TEST(SdClientBinding, AckAndNackOnlyFromTheServerSubscribedTo) {
+  FixedRandom rnd(ms(0));
+  SdClient c = bound_client(rnd);
+  SdOutput out;
+  c.on_entry(rx(kT0 + ms(10), kAttackerSd), SdEntry::subscribe_ack(0x1234, 7, 1, 0x10, 0), SdEntryOptions{}, out);
+  c.on_entry(rx(kT0 + ms(11), Endpoint{kServerSd.address, 40000, L4Proto::kUdp}),
+             SdEntry::subscribe_ack(0x1234, 7, 1, 0x10, 0), SdEntryOptions{}, out);
+  expect_still_bound(c);
+  EXPECT_TRUE(out.events.empty());
+  EXPECT_EQ(c.drops()[SdDropReason::kAckNotFromServer], 2u);
+  // An Ack from a stranger cannot move a pending subscription to acked.
+  c.on_entry(rx(kT0 + ms(20)), SdEntry::subscribe_ack(0x1234, 7, 1, 0x10, 0), SdEntryOptions{}, out);
+  ASSERT_EQ(c.subscription_state(0x10), SdClient::SubscriptionState::kNotSubscribed);
+  c.on_entry(rx(kT0 + ms(1000)), SdEntry::offer_service(0x1234, 7, 1, 0, kTtlInfinite), offer_opts(), out);
+  ASSERT_EQ(c.subscription_state(0x10), SdClient::SubscriptionState::kPending);
+  c.on_entry(rx(kT0 + ms(1001), kAttackerSd), SdEntry::subscribe_ack(0x1234, 7, 1, 0x10, 3), SdEntryOptions{}, out);
+  EXPECT_EQ(c.subscription_state(0x10), SdClient::SubscriptionState::kPending);
+  EXPECT_EQ(c.drops()[SdDropReason::kAckNotFromServer], 3u);
+}
+
+TEST(SdClientBinding, PinnedServersDefeatAnEarlyOffer) {
+  // The attack: a host that offers the service before the server starts.
+  const SdEntry offer = SdEntry::offer_service(0x1234, 7, 1, 0, kTtlInfinite);
+  FixedRandom rnd(ms(0));
+  {
+    // Without pinning, an attacker naming its own endpoint is a server like
+    // any other: it captures the client, and the real server is ignored.
+    // (Only allowed_servers or protected SD with per-peer keys tell them apart.)
+    SdClient c(config(), rnd);
+    SdOutput out;
+    c.request(kT0, out);
+    c.on_entry(rx(kT0 + ms(1), kAttackerSd), offer, endpoint_opts(kAttackerUdp), out);
+    c.on_entry(rx(kT0 + ms(2)), offer, offer_opts(), out);
+    ASSERT_TRUE(c.available());
+    EXPECT_EQ(c.offer()->peer, kAttackerSd);
+    EXPECT_EQ(c.drops()[SdDropReason::kOfferBoundElsewhere], 1u);
+  }
+  SdClientConfig cfg = config();
+  cfg.allowed_servers = {kServerSd.address};
+  SdClient c(cfg, rnd);
+  SdOutput out;
+  c.request(kT0, out);
+  out.clear();
+  for (int i = 0; i < 5; ++i)
+    c.on_entry(rx(kT0 + ms(1 + i), kAttackerSd), offer, endpoint_opts(kAttackerUdp), out);
+  EXPECT_FALSE(c.available());
+  EXPECT_TRUE(out.sends.empty());  // no Subscribe to the attacker
+  EXPECT_TRUE(out.events.empty());
+  EXPECT_EQ(c.drops()[SdDropReason::kOfferServerNotAllowed], 5u);
+  EXPECT_EQ(out.drops[SdDropReason::kOfferServerNotAllowed], 5u);
+  c.on_entry(rx(kT0 + ms(10)), offer, offer_opts(), out);
+  ASSERT_TRUE(c.available());
+  EXPECT_EQ(c.offer()->peer, kServerSd);
+  ASSERT_EQ(out.sends.size(), 1u);
+  EXPECT_EQ(out.sends[0].destination, kServerSd);
+  // A reboot of the pinned server still works: lost, then found again.
+  out.clear();
+  c.on_peer_reboot(kServerSd, out);
+  EXPECT_FALSE(c.available());
+  c.on_entry(rx(kT0 + ms(20)), offer, offer_opts(), out);
+  EXPECT_TRUE(c.available());
+  EXPECT_EQ(c.drops().total(), 5u);
 }
 
 // ---- SdEndpoint: session ids and reboot detection ---------------------------

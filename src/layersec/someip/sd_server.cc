@@ -187,35 +187,54 @@ SdEvent SdServer::event(SdEventKind k, const SdSubscription& s) const {
   return ev;
 }
 
+void SdServer::drop(SdDropReason r, SdOutput& out) {
+  drops_.add(r);
+  out.drops.add(r);
+}
+
+std::optional<SdDropReason> SdServer::refusal(const SdRxContext& rx, const SdEntryOptions& opts,
+                                              const SdServerConfig::Eventgroup* g, bool known) const {
+  if (state_ != State::kRepetition && state_ != State::kMain) return SdDropReason::kSubscribeNotOffered;
+  if (g == nullptr) return SdDropReason::kSubscribeUnknownEventgroup;
+  if (!address_allowed(g->allowed_subscribers, rx.source.address)) return SdDropReason::kSubscriberNotAllowed;
+  // A subscriber must say where events go (a unicast endpoint of a protocol
+  // we serve), unless the eventgroup is delivered by multicast.
+  const bool reachable = (opts.endpoint(L4Proto::kUdp) && config_.udp_endpoint) ||
+                         (opts.endpoint(L4Proto::kTcp) && config_.tcp_endpoint) || g->multicast;
+  if (!reachable) return SdDropReason::kSubscribeNoEndpoint;
+  if (!known && subs_.size() >= config_.max_subscribers) return SdDropReason::kSubscribeTableFull;
+  return std::nullopt;
+}
+
 void SdServer::on_subscribe(const SdRxContext& rx, const SdEntry& e, const SdEntryOptions& opts,
                             SdOutput& out) {
   const auto udp = opts.endpoint(L4Proto::kUdp);
   const auto tcp = opts.endpoint(L4Proto::kTcp);
+  // Events go to the endpoints a Subscribe names: they must be the sender's
+  // own, or any host could have our events reflected to a victim.
+  const bool own_endpoints = endpoints_name_source(opts, rx.source.address);
   auto same = [&](const SdSubscription& s) {
     return s.eventgroup_id == e.eventgroup_id && s.peer == rx.source && s.udp == udp &&
            s.tcp == tcp && s.counter == e.counter;
   };
+  auto it = std::find_if(subs_.begin(), subs_.end(), same);
   if (e.kind() == EntryKind::kStopSubscribeEventgroup) {
     // feat_req_someipsd_333: no answer to a StopSubscribe.
-    auto it = std::find_if(subs_.begin(), subs_.end(), same);
-    if (it != subs_.end()) {
-      out.events.push_back(event(SdEventKind::kUnsubscribed, *it));
-      subs_.erase(it);
-    }
+    if (!own_endpoints) return drop(SdDropReason::kStopSubscribeEndpointNotSource, out);
+    if (it == subs_.end()) return drop(SdDropReason::kStopSubscribeUnknown, out);
+    out.events.push_back(event(SdEventKind::kUnsubscribed, *it));
+    subs_.erase(it);
     return;
   }
   const auto* g = eventgroup(e.eventgroup_id);
-  auto it = std::find_if(subs_.begin(), subs_.end(), same);
-  const bool offered = state_ == State::kRepetition || state_ == State::kMain;
-  // A subscriber must say where events go (a unicast endpoint of a protocol
-  // we serve), unless the eventgroup is delivered by multicast.
-  const bool reachable = (udp && config_.udp_endpoint) || (tcp && config_.tcp_endpoint) ||
-                         (g != nullptr && g->multicast);
-  const bool room = it != subs_.end() || subs_.size() < config_.max_subscribers;
+  const std::optional<SdDropReason> refused =
+      own_endpoints ? refusal(rx, opts, g, it != subs_.end())
+                    : std::optional<SdDropReason>(SdDropReason::kSubscribeEndpointNotSource);
   SdOutgoing reply;
   reply.multicast = false;
   reply.destination = rx.source;
-  if (!offered || g == nullptr || !reachable || !room) {
+  if (refused) {
+    drop(*refused, out);
     // feat_req_someipsd_619: Nack = SubscribeEventgroupAck with TTL 0.
     reply.entry = SdEntry::subscribe_ack(e.service_id, e.instance_id, e.major_version,
                                          e.eventgroup_id, 0, e.counter);

@@ -27,6 +27,14 @@
 // offered, no subscriber endpoint, or subscriber table full -> Nack (TTL 0).
 // StopSubscribeEventgroup removes it (kUnsubscribed). Answers to entries
 // received by multicast are delayed by REQUEST_RESPONSE_DELAY when configured.
+//
+// Binding to the sender (ours, not the specification's; docs/someip.md): a
+// Subscribe whose unicast endpoint options name another address than the
+// datagram's source is Nacked (it would reflect our events to a third host),
+// as is one from a source the eventgroup's allowed_subscribers does not list;
+// a StopSubscribe removes only a subscription made from the same SD endpoint
+// with the same endpoints and counter, and is ignored when it names another
+// host's endpoint. Every refusal is counted by SdDropReason.
 #pragma once
 
 #include <cstddef>
@@ -50,6 +58,8 @@ struct SdServerConfig {
   struct Eventgroup {
     std::uint16_t id = 0;
     std::optional<Endpoint> multicast;  // sent in the Ack when set
+    // Source addresses allowed to subscribe; empty = any. Others get a Nack.
+    std::vector<IpAddress> allowed_subscribers{};
   };
   std::vector<Eventgroup> eventgroups;
   std::size_t max_subscribers = 64;
@@ -91,6 +101,8 @@ class SdServer {
   [[nodiscard]] const SdServerConfig& config() const { return config_; }
   [[nodiscard]] const std::vector<SdSubscription>& subscriptions() const { return subs_; }
   [[nodiscard]] std::uint64_t offers_sent() const { return offers_sent_; }
+  // Entries this server dropped or Nacked, by reason.
+  [[nodiscard]] const SdDropCounters& drops() const { return drops_; }
 
  private:
   struct PendingAnswer {
@@ -105,6 +117,10 @@ class SdServer {
                     SdOutput& out);
   [[nodiscard]] const SdServerConfig::Eventgroup* eventgroup(std::uint16_t id) const;
   [[nodiscard]] SdEvent event(SdEventKind k, const SdSubscription& s) const;
+  // Why a Subscribe for `g` from `rx` cannot be accepted, if it cannot.
+  [[nodiscard]] std::optional<SdDropReason> refusal(const SdRxContext& rx, const SdEntryOptions& opts,
+                                                    const SdServerConfig::Eventgroup* g, bool known) const;
+  void drop(SdDropReason r, SdOutput& out);
 
   SdServerConfig config_;
   RandomSource* random_;
@@ -117,6 +133,7 @@ class SdServer {
   std::uint64_t offers_sent_ = 0;
   std::vector<SdSubscription> subs_;
   std::vector<PendingAnswer> pending_;
+  SdDropCounters drops_;
 };
 
 }  // namespace layersec::someip

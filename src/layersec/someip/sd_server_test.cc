@@ -4,21 +4,13 @@
 
 #include <vector>
 
+#include "layersec/someip/sd_test_support.h"
+
 namespace layersec::someip {
 namespace {
 
-// Returns lo + fixed (clamped to hi): deterministic initial delays.
-class FixedRandom final : public RandomSource {
- public:
-  explicit FixedRandom(Duration d) : d_(d) {}
-  Duration uniform(Duration lo, Duration hi) override {
-    const Duration v = lo + d_;
-    return v > hi ? hi : v;
-  }
-
- private:
-  Duration d_;
-};
+using testing_support::endpoint_opts;
+using testing_support::FixedRandom;
 
 constexpr auto ms = Duration::milliseconds;
 const TimePoint kT0 = TimePoint::from_ns(0);
@@ -258,6 +250,7 @@ TEST(SdServer, Nacks) {
     s.on_entry(rx(kT0, false), SdEntry::subscribe(0x1234, 1, 1, 0x10, 3), subscriber_opts(), out);
     ASSERT_EQ(out.sends.size(), 1u);
     EXPECT_EQ(out.sends[0].entry.kind(), EntryKind::kSubscribeEventgroupNack);
+    EXPECT_EQ(s.drops()[SdDropReason::kSubscribeNotOffered], 1u);
     out.clear();
   }
   SdServerConfig c = config();
@@ -268,27 +261,132 @@ TEST(SdServer, Nacks) {
   ASSERT_EQ(out.sends.size(), 1u);
   EXPECT_EQ(out.sends[0].entry.kind(), EntryKind::kSubscribeEventgroupNack);
   EXPECT_EQ(out.sends[0].entry.eventgroup_id, 0x99);
+  EXPECT_EQ(s.drops()[SdDropReason::kSubscribeUnknownEventgroup], 1u);
   out.clear();
   // no endpoint option for a unicast-only eventgroup
   s.on_entry(rx(kT0, false), SdEntry::subscribe(0x1234, 1, 1, 0x10, 3), none, out);
   ASSERT_EQ(out.sends.size(), 1u);
   EXPECT_EQ(out.sends[0].entry.kind(), EntryKind::kSubscribeEventgroupNack);
+  EXPECT_EQ(s.drops()[SdDropReason::kSubscribeNoEndpoint], 1u);
   out.clear();
   // table full
   s.on_entry(rx(kT0, false), SdEntry::subscribe(0x1234, 1, 1, 0x10, 3), subscriber_opts(), out);
   EXPECT_EQ(out.sends[0].entry.kind(), EntryKind::kSubscribeEventgroupAck);
   out.clear();
-  SdEntryOptions other;
-  other.items[0] = SdOption::ipv4_endpoint(IpAddress::v4(10, 0, 0, 9), L4Proto::kUdp, 1);
+  SdEntryOptions other;  // another port of the same subscriber host
+  other.items[0] = SdOption::ipv4_endpoint(kClientUdp.address, L4Proto::kUdp, 1);
   other.count = 1;
   s.on_entry(rx(kT0, false), SdEntry::subscribe(0x1234, 1, 1, 0x10, 3), other, out);
   EXPECT_EQ(out.sends[0].entry.kind(), EntryKind::kSubscribeEventgroupNack);
+  EXPECT_EQ(s.drops()[SdDropReason::kSubscribeTableFull], 1u);
+  EXPECT_EQ(out.drops[SdDropReason::kSubscribeTableFull], 1u);
+  EXPECT_EQ(s.drops().total(), 3u);
   out.clear();
   // Peer reboot drops the subscriber's entries.
   s.on_peer_reboot(kClientSd, out);
   EXPECT_TRUE(s.subscriptions().empty());
   ASSERT_EQ(out.events.size(), 1u);
   EXPECT_EQ(out.events[0].kind, SdEventKind::kUnsubscribed);
+}
+
+// ---- binding entries to their sender (issue 13 item 6) ----------------------
+
+const Endpoint kVictimUdp{IpAddress::v4(10, 0, 0, 3), 40001, L4Proto::kUdp};
+const Endpoint kAttackerSd{IpAddress::v4(10, 0, 0, 9), 30490, L4Proto::kUdp};
+const Endpoint kAttackerUdp{IpAddress::v4(10, 0, 0, 9), 40001, L4Proto::kUdp};
+
+SdRxContext rx_from(TimePoint now, const Endpoint& source) { return SdRxContext{now, source, false, true}; }
+
+std::size_t nacks(const SdOutput& out) {
+  std::size_t n = 0;
+  for (const auto& o : out.sends) n += o.entry.kind() == EntryKind::kSubscribeEventgroupNack ? 1 : 0;
+  return n;
+}
+
+TEST(SdServerBinding, SubscribeNamingAnotherHostIsNacked) {
+  // The attack: a Subscribe from one host naming a victim's endpoint, so
+  // that the server reflects its event stream at the victim.
+  FixedRandom rnd(ms(0));
+  SdServer s = started_server(rnd);
+  SdOutput out;
+  s.on_entry(rx_from(kT0 + ms(1), kAttackerSd), SdEntry::subscribe(0x1234, 1, 1, 0x10, 3), endpoint_opts(kVictimUdp),
+             out);
+  // From a legitimate subscriber host, naming another host's endpoint: refused too.
+  s.on_entry(rx(kT0 + ms(2), false), SdEntry::subscribe(0x1234, 1, 1, 0x10, 3), endpoint_opts(kVictimUdp), out);
+  // A multicast eventgroup does not change that: the unicast endpoint still names a victim.
+  s.on_entry(rx_from(kT0 + ms(3), kAttackerSd), SdEntry::subscribe(0x1234, 1, 1, 0x20, 3), endpoint_opts(kVictimUdp),
+             out);
+  EXPECT_TRUE(s.subscriptions().empty());
+  EXPECT_TRUE(out.events.empty());
+  ASSERT_EQ(out.sends.size(), 3u);
+  EXPECT_EQ(nacks(out), 3u);
+  EXPECT_EQ(out.sends[0].destination, kAttackerSd);  // the Nack goes to the sender, not the victim
+  EXPECT_EQ(s.drops()[SdDropReason::kSubscribeEndpointNotSource], 3u);
+  EXPECT_EQ(s.drops().total(), 3u);
+  // The attacker's own endpoint is fine (no allowlist here).
+  out.clear();
+  s.on_entry(rx_from(kT0 + ms(4), kAttackerSd), SdEntry::subscribe(0x1234, 1, 1, 0x10, 3),
+             endpoint_opts(kAttackerUdp), out);
+  ASSERT_EQ(s.subscriptions().size(), 1u);
+  EXPECT_EQ(s.subscriptions()[0].udp, kAttackerUdp);
+}
+
+TEST(SdServerBinding, StopSubscribeRemovesOnlyTheSendersSubscription) {
+  FixedRandom rnd(ms(0));
+  SdServer s = started_server(rnd);
+  SdOutput out;
+  const SdEntry sub = SdEntry::subscribe(0x1234, 1, 1, 0x10, kTtlInfinite);
+  const SdEntry stop = SdEntry::subscribe(0x1234, 1, 1, 0x10, 0);
+  s.on_entry(rx(kT0, false), sub, subscriber_opts(), out);
+  ASSERT_EQ(s.subscriptions().size(), 1u);
+  out.clear();
+  // A third host naming the subscriber's endpoint (a replayed or relabelled StopSubscribe).
+  s.on_entry(rx_from(kT0 + ms(1), kAttackerSd), stop, subscriber_opts(), out);
+  EXPECT_EQ(s.drops()[SdDropReason::kStopSubscribeEndpointNotSource], 1u);
+  // A third host naming its own endpoint: it has no subscription to stop.
+  s.on_entry(rx_from(kT0 + ms(2), kAttackerSd), stop, endpoint_opts(kAttackerUdp), out);
+  // The subscriber's address from another SD port is another SD peer.
+  s.on_entry(rx_from(kT0 + ms(3), Endpoint{kClientSd.address, 30491, L4Proto::kUdp}), stop, subscriber_opts(), out);
+  // Same sender, another counter or another endpoint: another subscription.
+  s.on_entry(rx(kT0 + ms(4), false), SdEntry::subscribe(0x1234, 1, 1, 0x10, 0, 3), subscriber_opts(), out);
+  s.on_entry(rx(kT0 + ms(5), false), stop, endpoint_opts(Endpoint{kClientUdp.address, 1, L4Proto::kUdp}), out);
+  EXPECT_EQ(s.drops()[SdDropReason::kStopSubscribeUnknown], 4u);
+  EXPECT_EQ(s.drops().total(), 5u);
+  ASSERT_EQ(s.subscriptions().size(), 1u);
+  EXPECT_TRUE(out.events.empty());
+  EXPECT_TRUE(out.sends.empty());  // never an answer to a StopSubscribe
+  // The subscriber's own StopSubscribe.
+  s.on_entry(rx(kT0 + ms(6), false), stop, subscriber_opts(), out);
+  EXPECT_TRUE(s.subscriptions().empty());
+  ASSERT_EQ(out.events.size(), 1u);
+  EXPECT_EQ(out.events[0].kind, SdEventKind::kUnsubscribed);
+}
+
+TEST(SdServerBinding, AllowedSubscribersAreTheOnlyOnesAcked) {
+  SdServerConfig c = config();
+  c.eventgroups[0].allowed_subscribers = {kClientSd.address, IpAddress::v4(10, 0, 0, 4)};
+  FixedRandom rnd(ms(0));
+  SdServer s = started_server(rnd, c);
+  SdOutput out;
+  const SdEntry sub = SdEntry::subscribe(0x1234, 1, 1, 0x10, 3);
+  s.on_entry(rx_from(kT0 + ms(1), kAttackerSd), sub, endpoint_opts(kAttackerUdp), out);
+  ASSERT_EQ(out.sends.size(), 1u);
+  EXPECT_EQ(out.sends[0].entry.kind(), EntryKind::kSubscribeEventgroupNack);
+  EXPECT_EQ(out.sends[0].destination, kAttackerSd);
+  EXPECT_TRUE(s.subscriptions().empty());
+  EXPECT_TRUE(out.events.empty());
+  EXPECT_EQ(s.drops()[SdDropReason::kSubscriberNotAllowed], 1u);
+  EXPECT_EQ(out.drops[SdDropReason::kSubscriberNotAllowed], 1u);
+  out.clear();
+  // A listed host is acked; the unrestricted eventgroup 0x20 takes anyone.
+  s.on_entry(rx(kT0 + ms(2), false), sub, subscriber_opts(), out);
+  s.on_entry(rx_from(kT0 + ms(3), kAttackerSd), SdEntry::subscribe(0x1234, 1, 1, 0x20, 3),
+             endpoint_opts(kAttackerUdp), out);
+  ASSERT_EQ(out.sends.size(), 2u);
+  EXPECT_EQ(out.sends[0].entry.kind(), EntryKind::kSubscribeEventgroupAck);
+  EXPECT_EQ(out.sends[1].entry.kind(), EntryKind::kSubscribeEventgroupAck);
+  EXPECT_EQ(s.subscriptions().size(), 2u);
+  EXPECT_EQ(s.drops().total(), 1u);
 }
 
 TEST(SdServer, RequestResponseDelayForMulticastFinds) {

@@ -1,5 +1,7 @@
 #include "layersec/someip/sd_types.h"
 
+#include <algorithm>
+
 namespace layersec::someip {
 
 Duration SeededRandom::uniform(Duration lo, Duration hi) {
@@ -25,6 +27,50 @@ std::string_view to_string(SdEventKind k) {
     case SdEventKind::kPeerRebooted: return "peer-rebooted";
   }
   return "unknown";
+}
+
+std::string_view to_string(SdDropReason r) {
+  switch (r) {
+    case SdDropReason::kOfferEndpointNotSource: return "offer-endpoint-not-source";
+    case SdDropReason::kOfferServerNotAllowed: return "offer-server-not-allowed";
+    case SdDropReason::kOfferBoundElsewhere: return "offer-bound-elsewhere";
+    case SdDropReason::kStopOfferNotFromOfferer: return "stop-offer-not-from-offerer";
+    case SdDropReason::kStopOfferEndpointNotSource: return "stop-offer-endpoint-not-source";
+    case SdDropReason::kAckNotFromServer: return "ack-not-from-server";
+    case SdDropReason::kSubscribeEndpointNotSource: return "subscribe-endpoint-not-source";
+    case SdDropReason::kSubscriberNotAllowed: return "subscriber-not-allowed";
+    case SdDropReason::kSubscribeNotOffered: return "subscribe-not-offered";
+    case SdDropReason::kSubscribeUnknownEventgroup: return "subscribe-unknown-eventgroup";
+    case SdDropReason::kSubscribeNoEndpoint: return "subscribe-no-endpoint";
+    case SdDropReason::kSubscribeTableFull: return "subscribe-table-full";
+    case SdDropReason::kStopSubscribeEndpointNotSource: return "stop-subscribe-endpoint-not-source";
+    case SdDropReason::kStopSubscribeUnknown: return "stop-subscribe-unknown";
+    case SdDropReason::kCount: break;
+  }
+  return "unknown";
+}
+
+std::uint64_t SdDropCounters::total() const {
+  std::uint64_t n = 0;
+  for (auto v : by_reason) n += v;
+  return n;
+}
+
+SdDropCounters& SdDropCounters::operator+=(const SdDropCounters& o) {
+  for (std::size_t i = 0; i < by_reason.size(); ++i) by_reason[i] += o.by_reason[i];
+  return *this;
+}
+
+bool endpoints_name_source(const SdEntryOptions& opts, const IpAddress& source) {
+  for (const auto& o : opts.all()) {
+    if (o.type != 0x04 && o.type != 0x06) continue;  // unicast endpoint options only
+    if (!(o.endpoint.address == source)) return false;
+  }
+  return true;
+}
+
+bool address_allowed(std::span<const IpAddress> allowed, const IpAddress& a) {
+  return allowed.empty() || std::find(allowed.begin(), allowed.end(), a) != allowed.end();
 }
 
 std::optional<Endpoint> SdEntryOptions::endpoint(L4Proto proto) const {

@@ -4,6 +4,8 @@
 // reports. Machines append to an SdOutput; they never send or read clocks.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -89,12 +91,51 @@ struct SdEvent {
   std::optional<Endpoint> multicast; // eventgroup multicast (Ack)
 };
 
+// Why a machine ignored (or Nacked) an entry instead of acting on it. Every
+// such entry leaves the machine's state as it was; the reason is counted in
+// the machine's drops() and in the SdOutput of the call (ServiceDiscovery
+// adds those to SdCounters::dropped). The binding rules (docs/someip.md,
+// "Binding entries to their sender") are ours: the SD specification does not
+// require an endpoint to belong to the host that names it, but a client or
+// server that trusts a named endpoint lets any host redirect or reflect it.
+enum class SdDropReason : std::uint8_t {
+  // client side: Offer / StopOffer / Ack / Nack
+  kOfferEndpointNotSource,      // an Offer names a unicast endpoint that is not the datagram's source address
+  kOfferServerNotAllowed,       // an Offer from a host not in SdClientConfig::allowed_servers
+  kOfferBoundElsewhere,         // an Offer while bound to another instance or SD peer (ignored)
+  kStopOfferNotFromOfferer,     // a StopOffer of the bound instance from another SD peer than its offerer
+  kStopOfferEndpointNotSource,  // a StopOffer names a unicast endpoint that is not its source address
+  kAckNotFromServer,            // an Ack or Nack from another SD peer than the server subscribed to
+  // server side: Subscribe (answered by a Nack) / StopSubscribe (ignored)
+  kSubscribeEndpointNotSource,      // names another host's endpoint (reflection): Nack
+  kSubscriberNotAllowed,            // source not in the eventgroup's allowed_subscribers: Nack
+  kSubscribeNotOffered,             // the instance is not offered (yet): Nack
+  kSubscribeUnknownEventgroup,      // Nack
+  kSubscribeNoEndpoint,             // no endpoint we can serve and no multicast: Nack
+  kSubscribeTableFull,              // max_subscribers reached: Nack
+  kStopSubscribeEndpointNotSource,  // a StopSubscribe naming another host's endpoint
+  kStopSubscribeUnknown,            // a StopSubscribe matching no subscription of its sender
+  kCount,
+};
+[[nodiscard]] std::string_view to_string(SdDropReason r);
+
+// Drops by reason.
+struct SdDropCounters {
+  std::array<std::uint64_t, static_cast<std::size_t>(SdDropReason::kCount)> by_reason{};
+  void add(SdDropReason r) { ++by_reason[static_cast<std::size_t>(r)]; }
+  [[nodiscard]] std::uint64_t operator[](SdDropReason r) const { return by_reason[static_cast<std::size_t>(r)]; }
+  [[nodiscard]] std::uint64_t total() const;
+  SdDropCounters& operator+=(const SdDropCounters& o);
+};
+
 struct SdOutput {
   std::vector<SdOutgoing> sends;
   std::vector<SdEvent> events;
+  SdDropCounters drops;  // entries dropped during the calls that filled this output
   void clear() {
     sends.clear();
     events.clear();
+    drops = SdDropCounters{};
   }
 };
 
@@ -119,6 +160,14 @@ struct SdEntryOptions {
 };
 // Resolves entry e's runs from a validated message.
 void resolve_options(const SdMessageView& m, const SdEntry& e, SdEntryOptions& out);
+
+// True when every unicast endpoint option (IPv4/IPv6 endpoint, types 0x04 and
+// 0x06) among `opts` names `source`, the address the datagram came from. An
+// endpoint of the other address family never does. Multicast and SD endpoint
+// options are not looked at (the machines never send to what they name).
+[[nodiscard]] bool endpoints_name_source(const SdEntryOptions& opts, const IpAddress& source);
+// True when `allowed` is empty (anyone) or lists `a`.
+[[nodiscard]] bool address_allowed(std::span<const IpAddress> allowed, const IpAddress& a);
 
 // Endpoint option for a service endpoint of either address family.
 [[nodiscard]] SdOption endpoint_option(const Endpoint& ep);

@@ -132,6 +132,8 @@ void ServiceDiscovery::flush(SdActions& out) {
   pending_.sends.clear();
   for (auto& e : pending_.events) out.events.push_back(std::move(e));
   pending_.events.clear();
+  counters_.dropped += pending_.drops;
+  pending_.drops = SdDropCounters{};
 }
 
 }  // namespace layersec::someip

@@ -53,6 +53,9 @@ struct SdCounters {
   std::uint64_t own = 0;        // our own multicast looped back
   std::uint64_t reboots = 0;
   std::uint64_t sent = 0;
+  // Valid entries the machines refused (sender binding, allowlists, Nacks),
+  // by reason (sd_types.h); summed over every server and client.
+  SdDropCounters dropped;
 };
 
 class ServiceDiscovery {

@@ -90,7 +90,7 @@ std::size_t count(const std::vector<SdEvent>& ev, SdEventKind k) {
   return n;
 }
 
-void make_server(Node& a, RandomSource& rnd, TimePoint start) {
+void make_server(Node& a, RandomSource& rnd, TimePoint start, std::vector<IpAddress> subscribers = {}) {
   a.local = kSdA;
   a.sd = std::make_unique<ServiceDiscovery>(SdConfig{kSdA, kGroup}, rnd);
   SdServerConfig sc;
@@ -98,7 +98,7 @@ void make_server(Node& a, RandomSource& rnd, TimePoint start) {
   sc.instance_id = 1;
   sc.timing = fast();
   sc.udp_endpoint = Endpoint{kSdA.address, 30509, L4Proto::kUdp};
-  sc.eventgroups.push_back({0x10, std::nullopt});
+  sc.eventgroups.push_back({0x10, std::nullopt, std::move(subscribers)});
   auto& server = a.sd->add_server(sc);
   a.sd->start_offer(start, server);
 }
@@ -142,6 +142,132 @@ TEST(ServiceDiscovery, OfferFindSubscribeAckAcrossTwoNodes) {
   EXPECT_GE(count(a.events, SdEventKind::kSubscribed), 1u);
   EXPECT_EQ(client.subscription_state(0x10), SdClient::SubscriptionState::kAcked);
   EXPECT_GE(b.sd->counters().reboots, 1u);
+}
+
+// ---- binding entries to their sender (issue 13 item 6) ----------------------
+
+const Endpoint kSdC{IpAddress::v4(10, 0, 0, 9), 30490, L4Proto::kUdp};  // a third host
+
+SdClient& make_client(Node& b, RandomSource& rnd, std::vector<IpAddress> servers = {}) {
+  b.local = kSdB;
+  b.sd = std::make_unique<ServiceDiscovery>(SdConfig{kSdB, kGroup}, rnd);
+  SdClientConfig cc;
+  cc.service_id = 0x1234;
+  cc.timing = fast();
+  cc.udp_endpoint = Endpoint{kSdB.address, 40001, L4Proto::kUdp};
+  cc.eventgroups = {0x10};
+  cc.allowed_servers = std::move(servers);
+  return b.sd->add_client(cc);
+}
+
+// One SD message with one entry, as a third host would put it on the wire.
+std::vector<std::uint8_t> sd_datagram(const SdEntry& e, const Endpoint& named, std::uint16_t session) {
+  SdMessageBuilder b;
+  const SdOption opt = endpoint_option(named);
+  EXPECT_TRUE(b.add(e, std::span<const SdOption>(&opt, 1)));
+  std::vector<std::uint8_t> bytes(kHeaderSize + b.payload_size());
+  ByteWriter w(bytes);
+  EXPECT_TRUE(b.write_message(w, session, kSdFlagReboot | kSdFlagUnicast));
+  return bytes;
+}
+
+std::uint64_t dropped(const ServiceDiscovery& sd, SdDropReason r) { return sd.counters().dropped[r]; }
+
+TEST(ServiceDiscoveryBinding, EntriesFromAThirdHostChangeNothing) {
+  SeededRandom rnd(21);
+  Node a, b;
+  make_server(a, rnd, TimePoint::from_ns(0));
+  SdClient& client = make_client(b, rnd);
+  Sim sim({&a, &b});
+  SdActions out;
+  b.sd->request(sim.now_, client, out);
+  sim.deliver(b, out, sim.now_);
+  sim.run_until(TimePoint::from_ns(0) + ms(2000));
+  ASSERT_EQ(client.subscription_state(0x10), SdClient::SubscriptionState::kAcked);
+  ASSERT_EQ(a.sd->counters().dropped.total(), 0u);
+  ASSERT_EQ(b.sd->counters().dropped.total(), 0u);
+  const Endpoint server_udp{kSdA.address, 30509, L4Proto::kUdp};
+  const Endpoint client_udp{kSdB.address, 40001, L4Proto::kUdp};
+  const TimePoint t = sim.now_;
+  // To the client: the server's offer and a StopOffer re-sent from C, and a Nack.
+  std::uint16_t session = 1;
+  SdActions ignored;
+  b.sd->on_datagram(t, sd_datagram(SdEntry::offer_service(0x1234, 1, 1, 0, 2), server_udp, session++), kSdC, true,
+                    ignored);
+  b.sd->on_datagram(t, sd_datagram(SdEntry::offer_service(0x1234, 1, 1, 0, 0), server_udp, session++), kSdC, true,
+                    ignored);
+  b.sd->on_datagram(t, sd_datagram(SdEntry::subscribe_ack(0x1234, 1, 1, 0x10, 0), client_udp, session++), kSdC,
+                    false, ignored);
+  EXPECT_TRUE(ignored.datagrams.empty());
+  EXPECT_TRUE(ignored.events.empty());
+  EXPECT_EQ(dropped(*b.sd, SdDropReason::kOfferEndpointNotSource), 1u);
+  EXPECT_EQ(dropped(*b.sd, SdDropReason::kStopOfferNotFromOfferer), 1u);
+  EXPECT_EQ(dropped(*b.sd, SdDropReason::kAckNotFromServer), 1u);
+  EXPECT_EQ(b.sd->counters().dropped.total(), 3u);
+  EXPECT_EQ(client.drops().total(), 3u);
+  // To the server: a StopSubscribe and a Subscribe naming the client's endpoint.
+  a.sd->on_datagram(t, sd_datagram(SdEntry::subscribe(0x1234, 1, 1, 0x10, 0), client_udp, session++), kSdC, false,
+                    ignored);
+  EXPECT_TRUE(ignored.datagrams.empty());  // no answer to a StopSubscribe
+  a.sd->on_datagram(t, sd_datagram(SdEntry::subscribe(0x1234, 1, 1, 0x10, 2), client_udp, session++), kSdC, false,
+                    ignored);
+  ASSERT_EQ(ignored.datagrams.size(), 1u);  // the Nack, to C
+  EXPECT_EQ(ignored.datagrams[0].destination, kSdC);
+  auto m = parse_message(ignored.datagrams[0].bytes);
+  ASSERT_TRUE(m.ok());
+  auto v = parse_sd_message(*m);
+  ASSERT_TRUE(v.ok());
+  ASSERT_EQ(v->entry_count(), 1u);
+  EXPECT_EQ(v->entry(0).kind(), EntryKind::kSubscribeEventgroupNack);
+  EXPECT_TRUE(ignored.events.empty());
+  EXPECT_EQ(dropped(*a.sd, SdDropReason::kStopSubscribeEndpointNotSource), 1u);
+  EXPECT_EQ(dropped(*a.sd, SdDropReason::kSubscribeEndpointNotSource), 1u);
+  EXPECT_EQ(a.sd->counters().dropped.total(), 2u);
+  // Nothing changed: no loss, no new subscription, and it stays that way.
+  a.events.clear();
+  b.events.clear();
+  sim.run_until(t + ms(2000));
+  EXPECT_EQ(count(b.events, SdEventKind::kServiceUnavailable), 0u);
+  EXPECT_EQ(count(a.events, SdEventKind::kUnsubscribed), 0u);
+  EXPECT_EQ(count(a.events, SdEventKind::kSubscribed), 0u);
+  EXPECT_EQ(client.subscription_state(0x10), SdClient::SubscriptionState::kAcked);
+  EXPECT_EQ(client.offer()->peer, kSdA);
+}
+
+TEST(ServiceDiscoveryBinding, PinnedServerAndAllowedSubscriberSurviveReboots) {
+  // Reboot detection (feat_req_someipsd_764) still works with both lists set:
+  // the server restarts, then the client restarts.
+  SeededRandom rnd(23);
+  Node a, b;
+  make_server(a, rnd, TimePoint::from_ns(0), {kSdB.address});
+  SdClient* client = &make_client(b, rnd, {kSdA.address});
+  Sim sim({&a, &b});
+  SdActions out;
+  b.sd->request(sim.now_, *client, out);
+  sim.deliver(b, out, sim.now_);
+  sim.run_until(TimePoint::from_ns(0) + ms(2000));
+  ASSERT_EQ(client->subscription_state(0x10), SdClient::SubscriptionState::kAcked);
+  make_server(a, rnd, sim.now_, {kSdB.address});
+  a.events.clear();
+  b.events.clear();
+  sim.run_until(sim.now_ + ms(2000));
+  EXPECT_GE(count(b.events, SdEventKind::kPeerRebooted), 1u);
+  EXPECT_GE(count(b.events, SdEventKind::kServiceUnavailable), 1u);
+  EXPECT_EQ(count(a.events, SdEventKind::kSubscribed), 1u);
+  EXPECT_EQ(client->subscription_state(0x10), SdClient::SubscriptionState::kAcked);
+  // The client restarts: the server sees the reboot, drops the old
+  // subscription and acks the new one.
+  client = &make_client(b, rnd, {kSdA.address});
+  a.events.clear();
+  b.sd->request(sim.now_, *client, out);
+  sim.deliver(b, out, sim.now_);
+  sim.run_until(sim.now_ + ms(2000));
+  EXPECT_GE(count(a.events, SdEventKind::kPeerRebooted), 1u);
+  EXPECT_EQ(count(a.events, SdEventKind::kUnsubscribed), 1u);
+  EXPECT_EQ(count(a.events, SdEventKind::kSubscribed), 1u);
+  EXPECT_EQ(client->subscription_state(0x10), SdClient::SubscriptionState::kAcked);
+  EXPECT_EQ(a.sd->counters().dropped.total(), 0u);
+  EXPECT_EQ(b.sd->counters().dropped.total(), 0u);
 }
 
 TEST(ServiceDiscovery, PartitionExpiresOfferAndSubscriptionByTtl) {

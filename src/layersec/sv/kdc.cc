@@ -340,6 +340,16 @@ bool wrap_key(ByteSpan nonce, ByteSpan ss, ByteSpan sk, ByteSpan aad, MutableByt
 
 }  // namespace
 
+InitialKeys initial_keys(std::vector<GroupKeyUpdate> updates, TimePoint now) {
+  InitialKeys k;
+  for (auto& u : updates) {
+    auto& slot = u.valid_from <= now ? k.current : k.next;
+    if (!slot || slot->key.key_id < u.key.key_id) slot = std::move(u);
+  }
+  if (!k.current && k.next) std::swap(k.current, k.next);
+  return k;
+}
+
 // ---- KDC --------------------------------------------------------------------
 
 using detail::KeySlot;
@@ -364,6 +374,9 @@ struct Kdc::Stream {
   std::map<std::string, Role, std::less<>> members;
   KeySlot current;
   std::optional<KeySlot> previous;  // still in use until current.valid_from
+  // The previous key is held by a member removed since (the rekey that made
+  // `current` was a removal): it is never handed to a publisher again.
+  bool previous_revoked = false;
 };
 
 Kdc::~Kdc() = default;
@@ -524,7 +537,7 @@ Result<std::vector<Outgoing>, KdcError> Kdc::distribute_all(Stream& st, const Ke
   return out;
 }
 
-Result<std::vector<Outgoing>, KdcError> Kdc::new_key(Stream& st, TimePoint valid_from) {
+Result<std::vector<Outgoing>, KdcError> Kdc::new_key(Stream& st, TimePoint valid_from, bool revokes_current) {
   if (st.current.key_id == UINT32_MAX) return Err(KdcError::kExhausted);
   KeySlot next;
   next.key_id = st.current.key_id + 1;
@@ -537,13 +550,19 @@ Result<std::vector<Outgoing>, KdcError> Kdc::new_key(Stream& st, TimePoint valid
   st.current.next_change = valid_from;
   st.previous = std::move(st.current);
   st.current = std::move(next);
+  // Whether the key that just became `previous` is held by a member this
+  // rekey removed. (A later rekey inside the lead makes the removal's key
+  // `previous`, which the removed member never had; the revoked key then
+  // stays in use only at a running publisher until its scheduled switch,
+  // Publisher keeps every scheduled key.)
+  st.previous_revoked = revokes_current;
   ++counters_.rekeys;
   return out;
 }
 
 Result<std::vector<Outgoing>, KdcError> Kdc::rekey(std::size_t stream, TimePoint now) {
   if (stream >= streams_.size()) return Err(reject(KdcError::kUnknownStream));
-  return new_key(*streams_[stream], now + config_.key_change_lead);
+  return new_key(*streams_[stream], now + config_.key_change_lead, false);
 }
 
 Result<std::vector<Outgoing>, KdcError> Kdc::add_member(std::size_t stream, std::string_view id, Role role,
@@ -553,7 +572,7 @@ Result<std::vector<Outgoing>, KdcError> Kdc::add_member(std::size_t stream, std:
   Stream& st = *streams_[stream];
   if (role == Role::kPublisher) return Err(reject(KdcError::kBadConfig));  // one publisher per stream
   if (!st.members.emplace(std::string(id), role).second) return Err(reject(KdcError::kAlreadyMember));
-  return new_key(st, now + config_.key_change_lead);
+  return new_key(st, now + config_.key_change_lead, false);
 }
 
 Result<std::vector<Outgoing>, KdcError> Kdc::remove_member(std::size_t stream, std::string_view id, TimePoint now) {
@@ -563,7 +582,7 @@ Result<std::vector<Outgoing>, KdcError> Kdc::remove_member(std::size_t stream, s
   if (it == st.members.end()) return Err(reject(KdcError::kNotMember));
   if (it->second == Role::kPublisher) return Err(reject(KdcError::kBadConfig));
   st.members.erase(it);
-  return new_key(st, now + config_.key_change_lead);
+  return new_key(st, now + config_.key_change_lead, true);
 }
 
 TimePoint Kdc::next_deadline() const {
@@ -578,7 +597,7 @@ std::vector<Outgoing> Kdc::poll(TimePoint now) {
   std::vector<Outgoing> out;
   for (auto& s : streams_) {
     if (s->current.next_change == TimePoint::max() || now < s->current.next_change - config_.key_change_lead) continue;
-    auto msgs = new_key(*s, s->current.next_change);
+    auto msgs = new_key(*s, s->current.next_change, false);
     if (!msgs) {
       reject(msgs.error());
       continue;
@@ -650,13 +669,19 @@ Result<Kdc::AuthResult, KdcError> Kdc::on_auth_request(ByteSpan msg, TimePoint n
     return Err(reject(KdcError::kCrypto));
   }
 
-  // Current keys of the IED's streams (the predecessor too while still in use).
+  // Current keys of the IED's streams, and the predecessor while still in
+  // use (a subscriber needs it to verify a running publisher until the
+  // switch). A publisher is not given a predecessor revoked by a removal:
+  // it starts with the new key at once (every member that stays already
+  // holds it as the announced next key), so nothing it sends is readable or
+  // forgeable by the member that left.
   Session& s = *session;
   for (auto& st : streams_) {
     auto mem = st->members.find(id);
     if (mem == st->members.end()) continue;
     std::vector<const KeySlot*> slots;
-    if (st->previous && st->current.valid_from > now) slots.push_back(&*st->previous);
+    const bool revoked_for_this = st->previous_revoked && mem->second == Role::kPublisher;
+    if (st->previous && st->current.valid_from > now && !revoked_for_this) slots.push_back(&*st->previous);
     slots.push_back(&st->current);
     for (const KeySlot* slot : slots) {
       auto d = seal_distribution(*kem_, s.id, s.session_id, s.sequence + 1, s.key.span(), s.encaps_key, st->config,

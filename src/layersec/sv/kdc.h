@@ -38,7 +38,10 @@
 //                 (add_member()/remove_member(): the removed IED never receives
 //                 the new key). Receivers install the new key as the announced
 //                 next key (Subscriber::set_next_key / Publisher::schedule_rekey
-//                 at valid_from), so the switch loses no frames.
+//                 at valid_from), so the switch loses no frames. The key a
+//                 removal replaces is revoked: a publisher authenticating
+//                 before the switch gets only the new key and uses it at once
+//                 (initial_keys), so it never serves the member that left.
 //
 // Message layouts and the choices we made where the paper gives none are in
 // docs/sv.md ("Key distribution centre"). Time: every `now` here is wall-clock
@@ -178,6 +181,19 @@ struct GroupKeyUpdate {
   TimePoint next_change;    // TimePoint::max() when none planned
 };
 
+// The keys an IED starts a stream with, from the distributions of one
+// authentication (Kdc::on_auth_request): `current` is the highest key id
+// already valid at `now`, `next` the highest one still to come. When none is
+// valid yet (the KDC handed a publisher only the key that replaces one
+// revoked by a removal, or the clocks disagree slightly), the coming key is
+// `current`: it is used at once, and every member that stays accepts it as
+// its announced next key. Updates of other streams are the caller's to filter.
+struct InitialKeys {
+  std::optional<GroupKeyUpdate> current;
+  std::optional<GroupKeyUpdate> next;
+};
+InitialKeys initial_keys(std::vector<GroupKeyUpdate> updates, TimePoint now);
+
 // ---- KDC ------------------------------------------------------------------
 
 namespace detail {
@@ -260,7 +276,10 @@ class Kdc {
   struct Session;
   struct Stream;
   Kdc() = default;
-  Result<std::vector<Outgoing>, KdcError> new_key(Stream& st, TimePoint valid_from);
+  // revokes_current: the rekey removes a member, so the key current until
+  // now (the removed member holds it) is revoked: it is never handed to a
+  // publisher that authenticates before the switch.
+  Result<std::vector<Outgoing>, KdcError> new_key(Stream& st, TimePoint valid_from, bool revokes_current);
   Result<std::vector<Outgoing>, KdcError> distribute_all(Stream& st, const detail::KeySlot& slot);
   Result<SecretBytes, KdcError> identity_value(std::string_view id) const;
   KdcError reject(KdcError e);

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,11 +39,12 @@ class KdcTest : public ::testing::Test {
  protected:
   void SetUp() override { make(kex::KemScheme::kMlKem768); }
 
-  void make(kex::KemScheme kem) {
+  void make(kex::KemScheme kem, Duration lead = Duration::milliseconds(20)) {
+    nodes.clear();
     KdcConfig cfg;
     cfg.kem = kem;
     cfg.key_lifetime = Duration::seconds(1);
-    cfg.key_change_lead = Duration::milliseconds(20);
+    cfg.key_change_lead = lead;
     auto k = Kdc::create(cfg);
     ASSERT_TRUE(k.ok());
     kdc = std::move(k).value();
@@ -427,6 +429,172 @@ TEST_F(KdcTest, DistributionDuringTheLeadCarriesBothKeys) {
   authenticate("P102", kT0 + Duration::milliseconds(30));
   ASSERT_EQ(nodes["P102"].updates.size(), 5u);
   EXPECT_EQ(nodes["P102"].updates[4].key.key_id, 2u);
+}
+
+// An IED as `sv publish|subscribe --kdc` drives one: the first
+// authentication's keys start the stream (initial_keys), every later key for
+// the stream with a higher id is scheduled (publisher, at its valid-from) or
+// announced (subscriber).
+struct Member {
+  std::optional<Publisher> pub;
+  Subscriber sub;
+  std::size_t id = 0;
+  std::uint32_t newest = 0;
+  std::size_t seen = 0;  // updates already taken
+};
+
+void start_member(Member& m, std::vector<GroupKeyUpdate>& updates, TimePoint now, const Profile& p) {
+  std::vector<GroupKeyUpdate> copy;
+  for (const auto& u : updates) {
+    GroupKeyUpdate c;
+    c.role = u.role;
+    c.appid = u.appid;
+    c.sv_id = u.sv_id;
+    c.security = u.security;
+    c.key = clone(u.key);
+    c.valid_from = u.valid_from;
+    c.next_change = u.next_change;
+    copy.push_back(std::move(c));
+  }
+  auto k = initial_keys(std::move(copy), now);
+  ASSERT_TRUE(k.current.has_value());
+  m.newest = k.current->key.key_id;
+  if (k.current->role == Role::kPublisher) {
+    m.pub.emplace(stream_of(*k.current), p, now, clone(k.current->key));
+    if (k.next) {
+      m.newest = k.next->key.key_id;
+      m.pub->schedule_rekey(clone(k.next->key), k.next->valid_from);
+    }
+  } else {
+    m.id = m.sub.add_stream(subscription_of(*k.current), clone(k.current->key));
+    if (k.next) {
+      m.newest = k.next->key.key_id;
+      ASSERT_TRUE(m.sub.set_next_key(m.id, clone(k.next->key)).ok());
+    }
+  }
+  m.seen = updates.size();
+}
+
+void take_new_keys(Member& m, const std::vector<GroupKeyUpdate>& updates) {
+  for (; m.seen < updates.size(); ++m.seen) {
+    const auto& u = updates[m.seen];
+    if (u.key.key_id <= m.newest) continue;
+    m.newest = u.key.key_id;
+    if (m.pub) {
+      m.pub->schedule_rekey(clone(u.key), u.valid_from);
+    } else {
+      ASSERT_TRUE(m.sub.set_next_key(m.id, clone(u.key)).ok());
+    }
+  }
+}
+
+// The sv_netns.sh KDC run that lost frames (key lifetime 1 s, lead 0.3 s,
+// P102 removed at 2 s), with the publisher authenticating 130 ms after the
+// removal, inside its lead window. Before the fix the KDC handed the
+// publisher the removed member's key (key 3, "still in use until 2.3 s") and
+// the new one; the publisher sent under key 3 until 2.3 s, which P101 (that
+// had only key 4 announced, key 3's announcement replaced) refused as
+// unknown_key, 680 frames, while P102, removed, accepted them. Now the
+// publisher starts with key 4: P101 loses nothing, P102 accepts nothing.
+TEST_F(KdcTest, PublisherAuthenticatingInTheLeadOfARemovalNeverServesTheRemovedMember) {
+  make(kex::KemScheme::kMlKem768, Duration::milliseconds(300));
+  const Profile p = *find_profile("4000/1");
+  for (const char* id : {"P101", "P102"}) authenticate(id, kT0);
+  Member p101, p102, mu01;
+  start_member(p101, nodes["P101"].updates, kT0, p);
+  start_member(p102, nodes["P102"].updates, kT0, p);
+  // KDC polled every 10 ms up to the removal; scheduled rekeys at 0.7 s and
+  // 1.7 s announce keys 2 and 3 to both subscribers.
+  const TimePoint t_remove = kT0 + Duration::seconds(2);
+  for (TimePoint t = kT0; t < t_remove; t = t + Duration::milliseconds(10)) deliver(kdc->poll(t), t);
+  auto removed = kdc->remove_member(stream, "P102", t_remove);
+  ASSERT_TRUE(removed.ok());
+  deliver(*removed, t_remove);
+  take_new_keys(p101, nodes["P101"].updates);
+  take_new_keys(p102, nodes["P102"].updates);
+  EXPECT_EQ(p101.newest, 4u);
+  EXPECT_EQ(p102.newest, 3u);
+
+  const TimePoint t_pub = t_remove + Duration::milliseconds(130);
+  authenticate("MU01", t_pub);
+  const auto& pub_updates = nodes["MU01"].updates;
+  for (const auto& u : pub_updates) EXPECT_NE(u.key.key_id, 3u) << "the revoked key was handed to the publisher";
+  start_member(mu01, nodes["MU01"].updates, t_pub, p);
+  ASSERT_TRUE(mu01.pub.has_value());
+  EXPECT_EQ(mu01.pub->signer()->key_id(), 4u);
+
+  // 0.5 s of frames (2,000), the KDC still polled every 10 ms.
+  TimePoint next_poll = t_pub;
+  for (int k = 0; k < 2000; ++k) {
+    const TimePoint due = mu01.pub->next_deadline();
+    if (due >= next_poll) {
+      deliver(kdc->poll(due), due);
+      next_poll = due + Duration::milliseconds(10);
+    }
+    auto f = mu01.pub->build_next(samples(k));
+    ASSERT_TRUE(f.ok());
+    EXPECT_TRUE(p101.sub.on_frame(*f, due).ok()) << "P101 lost frame " << k;
+    EXPECT_FALSE(p102.sub.on_frame(*f, due).ok()) << "removed P102 accepted frame " << k;
+  }
+  EXPECT_EQ(p101.sub.counters(p101.id).delivered, 2000u);
+  EXPECT_EQ(p101.sub.counters(p101.id).unknown_key, 0u);
+  EXPECT_EQ(p102.sub.counters(p102.id).delivered, 0u);
+  EXPECT_EQ(p102.sub.counters(p102.id).unknown_key, 2000u);
+  // A subscriber authenticating in the same window still gets the old key
+  // too, for a publisher that was already running on it.
+  nodes["P101"].updates.clear();
+  authenticate("P101", t_pub);
+  ASSERT_EQ(nodes["P101"].updates.size(), 2u);
+  EXPECT_EQ(nodes["P101"].updates[0].key.key_id, 3u);
+  EXPECT_EQ(nodes["P101"].updates[1].key.key_id, 4u);
+}
+
+// A running publisher and a second rekey inside a removal's lead window:
+// the publisher keeps both scheduled keys (a single pending slot replaced
+// key 2 by key 3 and kept the removed member's key 1 in use until key 3's
+// later switch); the subscriber that stays keeps both announcements.
+TEST_F(KdcTest, RekeyInsideARemovalsLeadKeepsEverySwitchTime) {
+  make(kex::KemScheme::kMlKem768, Duration::milliseconds(300));
+  const Profile p = *find_profile("4000/1");
+  for (const char* id : {"MU01", "P101", "P102"}) authenticate(id, kT0);
+  Member mu01, p101, p102;
+  start_member(mu01, nodes["MU01"].updates, kT0, p);
+  start_member(p101, nodes["P101"].updates, kT0, p);
+  start_member(p102, nodes["P102"].updates, kT0, p);
+  const TimePoint t_remove = kT0 + Duration::milliseconds(100);
+  const TimePoint t_rekey = kT0 + Duration::milliseconds(250);
+  const TimePoint key2_from = t_remove + Duration::milliseconds(300);
+  std::uint64_t p102_after_switch = 0;
+  for (int k = 0; k < 4000 * 7 / 10; ++k) {  // 0.7 s
+    const TimePoint due = mu01.pub->next_deadline();
+    if (k == 400) {  // t_remove
+      auto out = kdc->remove_member(stream, "P102", t_remove);
+      ASSERT_TRUE(out.ok());
+      deliver(*out, t_remove);
+    }
+    if (k == 1000) {  // t_rekey, inside the removal's lead
+      auto out = kdc->rekey(stream, t_rekey);
+      ASSERT_TRUE(out.ok());
+      deliver(*out, t_rekey);
+    }
+    for (auto* m : {&mu01, &p101, &p102}) {
+      const char* id = m == &mu01 ? "MU01" : (m == &p101 ? "P101" : "P102");
+      take_new_keys(*m, nodes[id].updates);
+    }
+    auto f = mu01.pub->build_next(samples(k));
+    ASSERT_TRUE(f.ok());
+    EXPECT_TRUE(p101.sub.on_frame(*f, due).ok()) << "P101 lost frame " << k;
+    const bool p102_ok = p102.sub.on_frame(*f, due).ok();
+    if (due >= key2_from) {
+      EXPECT_FALSE(p102_ok) << "removed P102 accepted frame " << k << " after the switch";
+      ++p102_after_switch;
+    }
+  }
+  EXPECT_EQ(mu01.pub->counters().rekeys, 2u);  // key 2 at 0.4 s, key 3 at 0.55 s
+  EXPECT_EQ(p101.sub.counters(p101.id).delivered, 2800u);
+  EXPECT_EQ(p101.sub.counters(p101.id).key_changes, 2u);
+  EXPECT_EQ(p102.sub.counters(p102.id).unknown_key, p102_after_switch);
+  EXPECT_EQ(p102_after_switch, 1200u);
 }
 
 TEST(KdcCodec, StrictParsingAndRoundTrip) {

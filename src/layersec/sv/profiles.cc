@@ -18,13 +18,7 @@ constexpr std::array<Profile, 8> kProfiles{{
 }};
 }  // namespace
 
-std::uint32_t Profile::smp_cnt_wrap() const {
-  if (sample_rate_hz <= 65536) return sample_rate_hz;
-  for (std::uint32_t d = 2; d <= sample_rate_hz; ++d) {
-    if (sample_rate_hz % d == 0 && sample_rate_hz / d <= 65536) return sample_rate_hz / d;
-  }
-  return 1;
-}
+std::uint32_t Profile::smp_cnt_wrap() const { return sample_rate_hz <= kMaxSmpCntWrap ? sample_rate_hz : kMaxSmpCntWrap; }
 
 TimePoint Profile::deadline(TimePoint start, std::uint64_t k) const {
   const std::uint64_t fps = frames_per_second();

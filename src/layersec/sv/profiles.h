@@ -18,6 +18,10 @@
 
 namespace layersec::sv {
 
+// smpCnt is a 16-bit counter: it can take 65,536 values (0..65535), so no
+// stream may wrap it later than this.
+inline constexpr std::uint32_t kMaxSmpCntWrap = 65536;
+
 struct Profile {
   std::string_view name;
   std::uint32_t sample_rate_hz;  // samples per second
@@ -29,11 +33,14 @@ struct Profile {
   [[nodiscard]] constexpr double interarrival_us() const {
     return 1e6 * static_cast<double>(asdus_per_frame) / static_cast<double>(sample_rate_hz);
   }
-  // smpCnt counts samples within one second and wraps at the sample rate
-  // (9-2LE §5.2.4; IEC 61869-9 §6.9.3.4). smpCnt is 16 bits, so for rates
-  // above 65536/s we wrap at the largest divisor of the rate that fits, which
-  // keeps the wrap aligned with the second (96000/s wraps at 48000, twice a
-  // second). That choice is ours; 61869-9's rule for 96 kHz was not available.
+  // Default smpCnt wrap of the profile: smpCnt counts samples within one
+  // second and wraps at the sample rate (9-2LE §5.2.4; IEC 61869-9 §6.903.3
+  // "digital output sample rates"). smpCnt is INT16U (IEC 61850-9-2 Table 14),
+  // so a rate above 65,536/s cannot count a whole second: there the default
+  // is the full 16-bit range (wrap at 65,536, as libiec61850's publisher does
+  // at 96 kHz). docs/sv.md says what we could and could not check of
+  // 61869-9's text; StreamConfig/SubscriptionConfig::smp_cnt_wrap override it
+  // per stream (a subscriber follows a publisher that differs).
   [[nodiscard]] std::uint32_t smp_cnt_wrap() const;
   // Absolute deadline of frame k for a stream started at `start`: start +
   // k / frames_per_second, computed without accumulating rounding error.

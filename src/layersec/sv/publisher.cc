@@ -38,7 +38,12 @@ void Publisher::init() {
   if (profile_.sample_rate_hz % profile_.asdus_per_frame != 0) {
     throw std::invalid_argument("sv: profile frame rate is not integral");
   }
-  wrap_ = profile_.smp_cnt_wrap();
+  wrap_ = config_.smp_cnt_wrap != 0 ? config_.smp_cnt_wrap : profile_.smp_cnt_wrap();
+  if (wrap_ > kMaxSmpCntWrap || wrap_ < config_.asdus_per_frame) {
+    throw std::invalid_argument("sv: smpCnt wrap " + std::to_string(wrap_) + " outside " +
+                                std::to_string(config_.asdus_per_frame) + ".." + std::to_string(kMaxSmpCntWrap) +
+                                " (smpCnt is 16 bits and a frame's ASDUs need distinct values)");
+  }
   for (std::size_t i = 0; i < config_.dataset.channel_count(); ++i) {
     channel_offsets_.push_back(config_.dataset.value_offset(i));
     channel_quality_.push_back(config_.dataset.channels()[i].has_quality);
@@ -53,9 +58,12 @@ Result<ByteSpan, PublishError> Publisher::build_next(std::span<const Sample> sam
   const std::size_t channels = channel_offsets_.size();
   const std::size_t asdus = template_.asdu_count();
   if (samples.size() != asdus * channels) return Err(PublishError::kBadSamples);
-  if (pending_key_ && next_deadline() >= pending_at_) {
-    auto st = signer_->rekey(std::move(*pending_key_));
-    pending_key_.reset();
+  if (!pending_.empty() && next_deadline() >= pending_.front().at) {
+    // Every key due by this frame's deadline; the latest one signs it.
+    std::size_t due = 0;
+    while (due < pending_.size() && next_deadline() >= pending_[due].at) ++due;
+    auto st = signer_->rekey(std::move(pending_[due - 1].key));
+    pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(due));
     if (!st) {
       ++counters_.sign_failures;
       last_security_error_ = st.error();
@@ -100,8 +108,9 @@ std::uint64_t Publisher::skip_to(TimePoint now) {
 
 void Publisher::schedule_rekey(KeyMaterial key, TimePoint at) {
   if (!signer_) throw std::invalid_argument("sv: rekey on an unsecured stream");
-  pending_key_.emplace(std::move(key));
-  pending_at_ = at;
+  auto pos = pending_.begin();
+  while (pos != pending_.end() && pos->at <= at) ++pos;
+  pending_.insert(pos, PendingKey{std::move(key), at});
 }
 
 }  // namespace layersec::sv

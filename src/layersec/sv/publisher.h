@@ -49,6 +49,8 @@ class Publisher {
   [[nodiscard]] TimePoint next_deadline() const { return profile_.deadline(start_, index_); }
   // smpCnt of the first ASDU of the next frame.
   [[nodiscard]] std::uint16_t next_smp_cnt() const;
+  // Where smpCnt wraps (StreamConfig::smp_cnt_wrap or the profile's default).
+  [[nodiscard]] std::uint32_t smp_cnt_wrap() const { return wrap_; }
   [[nodiscard]] const PublisherCounters& counters() const { return counters_; }
   [[nodiscard]] const FrameSigner* signer() const { return signer_ ? &*signer_ : nullptr; }
   [[nodiscard]] SecurityError last_security_error() const { return last_security_error_; }
@@ -65,7 +67,11 @@ class Publisher {
 
   // The first frame whose deadline is at or after `at` uses `key` (IEC
   // 62351-9 key rollover: subscribers accept the announced next key).
+  // Several keys may be scheduled (a rekey inside another's lead window);
+  // each takes effect at its own time, and of those due for a frame the one
+  // scheduled for the latest time wins. Throws on an unsecured stream.
   void schedule_rekey(KeyMaterial key, TimePoint at);
+  [[nodiscard]] std::size_t scheduled_keys() const { return pending_.size(); }
 
  private:
   void init();
@@ -78,8 +84,11 @@ class Publisher {
   std::uint32_t wrap_ = 0;
   std::vector<std::size_t> channel_offsets_;
   std::vector<bool> channel_quality_;
-  std::optional<KeyMaterial> pending_key_;
-  TimePoint pending_at_;
+  struct PendingKey {
+    KeyMaterial key;
+    TimePoint at;
+  };
+  std::vector<PendingKey> pending_;  // ordered by `at`; allocated only by schedule_rekey
   PublisherCounters counters_;
   SecurityError last_security_error_ = SecurityError::kBadConfig;
 };

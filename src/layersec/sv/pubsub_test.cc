@@ -47,7 +47,7 @@ TEST(SvProfiles, PaperProfilesArithmetic) {
   EXPECT_DOUBLE_EQ(find_profile("4000/1")->interarrival_us(), 250.0);
   EXPECT_EQ(find_profile("4000/1")->smp_cnt_wrap(), 4000u);
   EXPECT_EQ(find_profile("15360/8")->smp_cnt_wrap(), 15360u);
-  EXPECT_EQ(find_profile("96000/1")->smp_cnt_wrap(), 48000u);  // 16-bit smpCnt, see profiles.h
+  EXPECT_EQ(find_profile("96000/1")->smp_cnt_wrap(), 65536u);  // 16-bit smpCnt, see profiles.h
   EXPECT_FALSE(find_profile("4000/2").has_value());
   EXPECT_FALSE(find_profile("nonsense").has_value());
   EXPECT_TRUE(find_profile("LE-60Hz-256spc").has_value());
@@ -89,6 +89,57 @@ TEST(SvPublisher, SmpCntWrapsAtTheSampleRate) {
     }
     EXPECT_EQ(pub.counters().frames, frames);
   }
+}
+
+// 96 kHz: the default wrap is the 16-bit range (libiec61850 does the same);
+// 48,000 is a per-stream setting on both sides. 70,000 frames: a subscriber
+// that expects 48,000 drops the 17,536 frames with smpCnt >= 48,000 of a
+// 65,536 stream (the failure seen with the old default).
+TEST(SvPublisher, SmpCntWrapIsAPerStreamSetting) {
+  const auto p = *find_profile("96000/1");
+  for (std::uint32_t wrap : {0u, 48000u, 65536u}) {
+    SCOPED_TRACE(wrap);
+    StreamConfig sc = stream_for(p);
+    sc.smp_cnt_wrap = wrap;
+    Publisher pub(sc, p, TimePoint{});
+    const std::uint32_t effective = wrap == 0 ? 65536u : wrap;
+    EXPECT_EQ(pub.smp_cnt_wrap(), effective);
+    Subscriber matched, other;
+    auto cfg = subscription_for(p);
+    cfg.smp_cnt_wrap = effective;
+    const auto m = matched.add_stream(cfg);
+    cfg.smp_cnt_wrap = effective == 65536u ? 48000u : 65536u;
+    const auto o = other.add_stream(cfg);
+    const auto samples = samples_for(1, 0);
+    for (int k = 0; k < 70000; ++k) {
+      auto f = pub.build_next(samples);
+      ASSERT_TRUE(f.ok());
+      const TimePoint due = p.deadline(TimePoint{}, static_cast<std::uint64_t>(k));
+      ASSERT_TRUE(matched.on_frame(*f, due).ok()) << k;
+      other.on_frame(*f, due).ignore();
+    }
+    EXPECT_EQ(matched.counters(m).delivered, 70000u);
+    EXPECT_EQ(matched.counters(m).gaps, 0u);
+    if (effective == 65536u) {
+      EXPECT_EQ(other.counters(o).bad_smp_cnt, 17536u);  // smpCnt 48000..65535
+      EXPECT_EQ(other.counters(o).delivered, 70000u - 17536u);
+    } else {
+      EXPECT_EQ(other.counters(o).delivered, 70000u);  // seen as one gap at the early wrap
+      EXPECT_EQ(other.counters(o).gaps, 1u);
+      EXPECT_EQ(other.counters(o).missing_samples, 17536u);
+    }
+  }
+  StreamConfig bad = stream_for(p);
+  bad.smp_cnt_wrap = 65537;
+  EXPECT_THROW(Publisher(bad, p, TimePoint{}), std::invalid_argument);
+  auto bad_sub = subscription_for(p);
+  bad_sub.smp_cnt_wrap = 0;
+  Subscriber s;
+  EXPECT_THROW(s.add_stream(bad_sub), std::invalid_argument);
+  const auto eight = *find_profile("12800/8");
+  StreamConfig short_wrap = stream_for(eight);
+  short_wrap.smp_cnt_wrap = 4;  // fewer values than ASDUs in a frame
+  EXPECT_THROW(Publisher(short_wrap, eight, TimePoint{}), std::invalid_argument);
 }
 
 TEST(SvPublisher, PatchesValuesInPlace) {

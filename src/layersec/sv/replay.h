@@ -1,10 +1,14 @@
 // smpCnt sequence tracking for one stream: gap, duplicate and stale detection
-// with wrap-around, used for stream supervision and, on secured streams, as
-// replay protection within a key epoch (the paper relies on smpCnt
-// freshness; IEC 62351-6:2020 asks subscribers for replay protection).
+// with wrap-around, for stream supervision. On unsecured streams it is all
+// there is (duplicates and stale frames are dropped); on secured streams it is
+// not the replay defence: smpCnt wraps every second (or at the configured
+// wrap), so a frame recorded a whole number of wraps earlier looks fresh
+// here. Secured streams refuse replays by the authenticated 64-bit frame
+// counter instead (security.h, FrameVerifier) and only follow smpCnt here.
 //
-// smpCnt wraps at W (the sample rate, see Profile::smp_cnt_wrap()). Relative
-// to the last accepted smpCnt L, a frame whose first smpCnt is C is
+// smpCnt wraps at W (SubscriptionConfig::smp_cnt_wrap, by default
+// Profile::smp_cnt_wrap()). Relative to the last accepted smpCnt L, a frame
+// whose first smpCnt is C is
 //   next       when (C - L) mod W == 1
 //   a gap      when 2 <= (C - L) mod W <= W/2  (missing = distance - 1)
 //   duplicate  when the frame's last smpCnt equals L (the same samples again)

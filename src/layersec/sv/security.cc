@@ -1,6 +1,7 @@
 // SV authentication. Layout and coverage are described in security.h.
 #include "layersec/sv/security.h"
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -13,10 +14,9 @@ constexpr std::uint8_t kKeyId = 0x80;
 constexpr std::uint8_t kTimeOfCurrentKey = 0x81;
 constexpr std::uint8_t kTimeToNextKey = 0x82;
 constexpr std::uint8_t kAlgorithm = 0x83;
-constexpr std::uint8_t kIv = 0x84;
+constexpr std::uint8_t kFreshness = 0x84;
 constexpr std::uint8_t kTag = 0x85;
 }  // namespace ext_tag
-constexpr std::size_t kIvBytes = 12;
 }  // namespace
 
 std::string_view to_string(Scheme s) {
@@ -149,10 +149,8 @@ ExtensionLayout extension_layout(const SecurityConfig& c) {
   p += 2 + 2;
   l.algorithm = p + 2;
   p += 2 + 1;
-  if (c.scheme == Scheme::kAesGmac) {
-    l.iv = p + 2;
-    p += 2 + kIvBytes;
-  }
+  l.freshness = p + 2;
+  p += 2 + kFreshnessBytes;
   l.tag_len = tag_bytes_for(c);
   l.tag = p + 2;
   p += 2 + l.tag_len;
@@ -177,17 +175,39 @@ Result<Extension, SecurityError> parse_extension(ByteSpan ext) {
   e.time_to_next_key_min = v.u16();
   if (!fixed(ext_tag::kAlgorithm, 1)) return Err(SecurityError::kBadExtension);
   e.algorithm = v.u8();
-  std::uint8_t t = 0;
-  if (!body.ber_tlv(t, v)) return Err(SecurityError::kBadExtension);
-  if (t == ext_tag::kIv) {
-    if (v.remaining() != kIvBytes) return Err(SecurityError::kBadExtension);
-    e.iv = v.rest();
-    if (!body.ber_tlv(t, v)) return Err(SecurityError::kBadExtension);
+  if (!fixed(ext_tag::kFreshness, kFreshnessBytes)) return Err(SecurityError::kBadExtension);
+  e.freshness = v.rest();
+  e.sender_id = v.u32();
+  e.counter = v.u64();
+  if (!body.ber_expect(ext_tag::kTag, v) || v.remaining() == 0 || !body.finish()) {
+    return Err(SecurityError::kBadExtension);
   }
-  if (t != ext_tag::kTag || v.remaining() == 0 || !body.finish()) return Err(SecurityError::kBadExtension);
   e.tag = v.rest();
   e.tag_offset = static_cast<std::size_t>(e.tag.data() - ext.data());
   return e;
+}
+
+bool encode_extension(const Extension& e, MutableByteSpan out) {
+  // One-byte BER lengths only (parse_extension accepts longer forms, but
+  // every field here is short; a tag above 127 bytes is not encodable here).
+  const std::size_t body = 6 + 6 + 4 + 3 + (2 + kFreshnessBytes) + 2 + e.tag.size();
+  if (e.tag.size() > 127 || body > 127 || out.size() != 2 + body) return false;
+  ByteWriter w(out);
+  w.ber_header(ext_tag::kExtension, body);
+  w.ber_header(ext_tag::kKeyId, 4);
+  w.u32(e.key_id);
+  w.ber_header(ext_tag::kTimeOfCurrentKey, 4);
+  w.u32(e.time_of_current_key);
+  w.ber_header(ext_tag::kTimeToNextKey, 2);
+  w.u16(e.time_to_next_key_min);
+  w.ber_header(ext_tag::kAlgorithm, 1);
+  w.u8(e.algorithm);
+  w.ber_header(ext_tag::kFreshness, kFreshnessBytes);
+  w.u32(e.sender_id);
+  w.u64(e.counter);
+  w.ber_header(ext_tag::kTag, e.tag.size());
+  w.bytes(e.tag);
+  return w.ok() && w.size() == out.size();
 }
 
 AuthRegions regions_of(const Frame& f) {
@@ -255,7 +275,7 @@ Status<SecurityError> MacEngine::compute(ByteSpan message, ByteSpan iv, MutableB
       return {};
     }
     case Scheme::kAesGmac: {
-      if (iv.size() != kIvBytes) return Err(SecurityError::kBadExtension);
+      if (iv.size() != kFreshnessBytes) return Err(SecurityError::kBadExtension);
       auto st = gmac_->compute(iv, message, tag);
       if (!st) return Err(SecurityError::kCrypto);
       return {};
@@ -270,23 +290,29 @@ Status<SecurityError> MacEngine::compute(ByteSpan message, ByteSpan iv, MutableB
 }
 
 std::size_t MacEngine::mac_input_size(const AuthRegions& r, const ExtensionLayout& l) const {
-  if (scheme_ == Scheme::kChaskey12Selective) return r.asdu_count * (2 + r.seq_data_len);
+  if (scheme_ == Scheme::kChaskey12Selective) return kFreshnessBytes + r.asdu_count * (2 + r.seq_data_len);
   return r.extension_offset + l.tag - r.ethertype_offset;
 }
 
 Status<SecurityError> MacEngine::compute_frame(ByteSpan frame, const AuthRegions& r, const ExtensionLayout& l,
                                                MutableByteSpan tag) {
-  ByteSpan iv;
-  if (l.iv != 0) iv = frame.subspan(r.extension_offset + l.iv, kIvBytes);
+  if (l.freshness == 0 || r.extension_offset + l.freshness + kFreshnessBytes > frame.size()) {
+    return Err(SecurityError::kBadExtension);
+  }
+  const ByteSpan freshness = frame.subspan(r.extension_offset + l.freshness, kFreshnessBytes);
   if (scheme_ != Scheme::kChaskey12Selective) {
     const std::size_t end = r.extension_offset + l.tag;
     if (end > frame.size() || end < r.ethertype_offset) return Err(SecurityError::kBadExtension);
-    return compute(frame.subspan(r.ethertype_offset, end - r.ethertype_offset), iv, tag);
+    return compute(frame.subspan(r.ethertype_offset, end - r.ethertype_offset), freshness, tag);
   }
-  // Paper §III.B: smpCnt ‖ seqData of each ASDU, gathered in frame order.
+  // Paper §III.B: smpCnt ‖ seqData of each ASDU, gathered in frame order,
+  // after senderId ‖ frameCounter (ours, see security.h).
   const std::size_t per = 2 + r.seq_data_len;
-  if (r.asdu_count > kMaxAsdus || per * r.asdu_count > scratch_.size()) return Err(SecurityError::kBadExtension);
-  std::uint8_t* p = scratch_.data();
+  if (r.asdu_count > kMaxAsdus || kFreshnessBytes + per * r.asdu_count > scratch_.size()) {
+    return Err(SecurityError::kBadExtension);
+  }
+  std::memcpy(scratch_.data(), freshness.data(), kFreshnessBytes);
+  std::uint8_t* p = scratch_.data() + kFreshnessBytes;
   for (std::size_t i = 0; i < r.asdu_count; ++i) {
     if (r.smp_cnt_offset[i] + 2 > frame.size() || r.seq_data_offset[i] + r.seq_data_len > frame.size()) {
       return Err(SecurityError::kBadExtension);
@@ -295,7 +321,7 @@ Status<SecurityError> MacEngine::compute_frame(ByteSpan frame, const AuthRegions
     std::memcpy(p + 2, frame.data() + r.seq_data_offset[i], r.seq_data_len);
     p += per;
   }
-  return compute(ByteSpan(scratch_.data(), per * r.asdu_count), iv, tag);
+  return compute(ByteSpan(scratch_.data(), kFreshnessBytes + per * r.asdu_count), freshness, tag);
 }
 
 // ---------------------------------------------------------------------------
@@ -317,31 +343,25 @@ Status<SecurityError> FrameSigner::rekey(KeyMaterial key) {
   key_id_ = key.key_id;
   time_of_current_key_ = key.time_of_current_key;
   time_to_next_key_ = key.time_to_next_key_min;
-  counter_ = key.initial_counter;  // a new key starts a new IV sequence
+  // The frame counter continues across keys and never goes back: a key's
+  // initial_counter can only move it forward.
+  counter_ = std::max(counter_, key.initial_counter);
   fields_dirty_ = true;
   return {};
 }
 
 bool FrameSigner::write_extension(MutableByteSpan out) const {
   if (out.size() != layout_.size) return false;
-  ByteWriter w(out);
-  w.ber_header(ext_tag::kExtension, layout_.size - 2);
-  w.ber_header(ext_tag::kKeyId, 4);
-  w.u32(key_id_);
-  w.ber_header(ext_tag::kTimeOfCurrentKey, 4);
-  w.u32(time_of_current_key_);
-  w.ber_header(ext_tag::kTimeToNextKey, 2);
-  w.u16(time_to_next_key_);
-  w.ber_header(ext_tag::kAlgorithm, 1);
-  w.u8(static_cast<std::uint8_t>(algorithm_id(config_)));
-  if (layout_.iv != 0) {
-    w.ber_header(ext_tag::kIv, kIvBytes);
-    w.u32(config_.sender_id);
-    w.u64(counter_);
-  }
-  w.ber_header(ext_tag::kTag, layout_.tag_len);
-  w.fill(0, layout_.tag_len);
-  return w.ok() && w.size() == layout_.size;
+  const std::array<std::uint8_t, 32> zero_tag{};
+  Extension e;
+  e.key_id = key_id_;
+  e.time_of_current_key = time_of_current_key_;
+  e.time_to_next_key_min = time_to_next_key_;
+  e.algorithm = static_cast<std::uint8_t>(algorithm_id(config_));
+  e.sender_id = config_.sender_id;
+  e.counter = counter_;
+  e.tag = ByteSpan(zero_tag.data(), layout_.tag_len);
+  return encode_extension(e, out);
 }
 
 Status<SecurityError> FrameSigner::sign(MutableByteSpan frame, const AuthRegions& r) {
@@ -353,14 +373,12 @@ Status<SecurityError> FrameSigner::sign(MutableByteSpan frame, const AuthRegions
     store_be16(ext + layout_.time_to_next_key, time_to_next_key_);
     fields_dirty_ = false;
   }
-  if (layout_.iv != 0) {
-    if (counter_ == UINT64_MAX) return Err(SecurityError::kCounterExhausted);
-    store_be32(ext + layout_.iv, config_.sender_id);
-    store_be64(ext + layout_.iv + 4, counter_);
-  }
+  if (counter_ == UINT64_MAX) return Err(SecurityError::kCounterExhausted);
+  store_be32(ext + layout_.freshness, config_.sender_id);
+  store_be64(ext + layout_.freshness + 4, counter_);
   auto st = engine_->compute_frame(frame, r, layout_, frame.subspan(r.extension_offset + layout_.tag, layout_.tag_len));
   if (!st) return st;
-  if (layout_.iv != 0) ++counter_;  // never reuse an IV under this key
+  ++counter_;  // never reuse a counter (or a GMAC IV) under this key
   return {};
 }
 
@@ -379,12 +397,20 @@ Result<FrameVerifier, SecurityError> FrameVerifier::create(const SecurityConfig&
 }
 
 Status<SecurityError> FrameVerifier::set_next_key(KeyMaterial key) {
+  if (key.key_id == current_.key_id) return Err(SecurityError::kBadConfig);
   auto e = MacEngine::create(config_, key.key.span());
   if (!e) return Err(e.error());
-  next_ = Epoch{};
-  next_.key_id = key.key_id;
-  next_.engine = std::move(e).value();
-  has_next_ = true;
+  Epoch next;
+  next.key_id = key.key_id;
+  next.engine = std::move(e).value();
+  for (auto& a : announced_) {
+    if (a.key_id == key.key_id) {
+      a = std::move(next);
+      return {};
+    }
+  }
+  if (announced_.size() == kMaxAnnouncedKeys) announced_.erase(announced_.begin());
+  announced_.push_back(std::move(next));
   return {};
 }
 
@@ -394,18 +420,23 @@ Result<VerifiedFrame, SecurityError> FrameVerifier::verify(ByteSpan frame, const
   auto ext = parse_extension(f.extension);
   if (!ext) return Err(ext.error());
   if (ext->algorithm != static_cast<std::uint8_t>(algorithm_id(config_)) || ext->tag.size() != layout_.tag_len ||
-      ext->tag_offset != layout_.tag || (layout_.iv != 0) != !ext->iv.empty()) {
+      ext->tag_offset != layout_.tag) {
     return Err(SecurityError::kWrongAlgorithm);
   }
   Epoch* epoch = nullptr;
   VerifiedFrame out;
   if (ext->key_id == current_.key_id) {
     epoch = &current_;
-  } else if (has_next_ && ext->key_id == next_.key_id) {
-    epoch = &next_;
-    out.next_key = true;
   } else {
-    return Err(SecurityError::kUnknownKey);
+    for (std::size_t i = 0; i < announced_.size(); ++i) {
+      if (announced_[i].key_id == ext->key_id) {
+        epoch = &announced_[i];
+        out.next_key = true;
+        out.announced = i;
+        break;
+      }
+    }
+    if (epoch == nullptr) return Err(SecurityError::kUnknownKey);
   }
   out.key_id = ext->key_id;
   std::array<std::uint8_t, 32> expected{};
@@ -415,23 +446,22 @@ Result<VerifiedFrame, SecurityError> FrameVerifier::verify(ByteSpan frame, const
   const bool same = crypto::ct_equal(ByteSpan(expected.data(), layout_.tag_len), ext->tag);
   secure_zero(expected.data(), expected.size());
   if (!same) return Err(SecurityError::kBadTag);
-  if (layout_.iv != 0) {
-    out.counter = load_be64(ext->iv.data() + 4);
-    if (epoch->have_counter && out.counter <= epoch->last_counter) return Err(SecurityError::kReplayedCounter);
-  }
+  // Freshness: the counter must be above every counter accepted on this
+  // stream, under any key (a recorded frame is refused whatever its smpCnt).
+  out.counter = ext->counter;
+  if (have_counter_ && out.counter <= last_counter_) return Err(SecurityError::kReplayedCounter);
   return out;
 }
 
 void FrameVerifier::commit(const VerifiedFrame& v) {
-  if (v.next_key) {  // the publisher moved to the announced key: old epoch ends
-    current_ = std::move(next_);
-    next_ = Epoch{};
-    has_next_ = false;
+  if (v.next_key && v.announced < announced_.size()) {
+    // The publisher moved to an announced key: the current key's epoch ends,
+    // and so do the epochs of keys announced before this one.
+    current_ = std::move(announced_[v.announced]);
+    announced_.erase(announced_.begin(), announced_.begin() + static_cast<std::ptrdiff_t>(v.announced) + 1);
   }
-  if (layout_.iv != 0) {
-    current_.have_counter = true;
-    current_.last_counter = v.counter;
-  }
+  have_counter_ = true;
+  last_counter_ = v.counter;
 }
 
 }  // namespace layersec::sv

@@ -13,23 +13,35 @@
 //     timeOfCurrentKey   0x81 04  uint32, seconds since 1970 when the key took effect
 //     timeToNextKey      0x82 02  uint16, minutes until the next key (0xFFFF = none planned)
 //     algorithm          0x83 01  see MacAlgorithmId
-//     iv                 0x84 0C  AES-GMAC only: senderId(4) ‖ invocation counter(8)
+//     freshness          0x84 0C  senderId(4) ‖ frameCounter(8), every scheme;
+//                                 AES-GMAC uses these 12 bytes as its IV
 //     authenticationValue 0x85 LL the tag (10/16/32 bytes HMAC, 8/16 GMAC, ...)
 //   }
+//
+// Freshness (the replay defence; smpCnt is not one, it wraps every second):
+// frameCounter is a 64-bit counter that increases by one with every frame a
+// publisher signs, across key changes, and never wraps (kCounterExhausted).
+// The subscriber accepts a frame only if its counter is above the highest it
+// has accepted on the stream (kReplayedCounter otherwise), whatever its smpCnt.
+// The adapter chooses the first value (KeyMaterial::initial_counter) so that
+// a restarted publisher never repeats one (docs/sv.md: the wall-clock base).
 //
 // What the tag covers:
 //   full-frame schemes (HMAC, GMAC, BLAKE2s, Chaskey-12 full): every byte from
 //     the EtherType up to and including the 0x85 LL header of the tag, i.e. the
-//     SV header, the whole savPdu and the extension fields. The Ethernet
-//     addresses and the 802.1Q tag are not covered (bridges may rewrite the
-//     priority tag), as in EVerest's 62351-6 GOOSE code.
-//   field-selective Chaskey-12 (the paper, §III.B): smpCnt ‖ seqData of every
-//     ASDU, concatenated in order. APPID, svID, noASDU, confRev and smpSynch
-//     are compared with a cached copy after the tag verifies (Subscriber).
-//     Nothing else is authenticated: datSet, refrTm, smpRate, smpMod,
-//     gmIdentity, the Simulate bit and the key-change fields can be altered
-//     undetected, and the tag does not bind the key id or the stream. That is
-//     the scheme as published; docs/sv.md lists the consequences.
+//     SV header, the whole savPdu and the extension fields (freshness included).
+//     The Ethernet addresses and the 802.1Q tag are not covered (bridges may
+//     rewrite the priority tag), as in EVerest's 62351-6 GOOSE code.
+//   field-selective Chaskey-12 (the paper, §III.B, plus the freshness field):
+//     senderId ‖ frameCounter ‖ (smpCnt ‖ seqData of every ASDU, in order).
+//     APPID, svID, noASDU, confRev and smpSynch are compared with a cached copy
+//     after the tag verifies (Subscriber). Nothing else is authenticated:
+//     datSet, refrTm, smpRate, smpMod, gmIdentity, the Simulate bit and the
+//     key-change fields can be altered undetected, and the tag does not bind
+//     the key id or the stream. The paper's input is smpCnt ‖ seqData alone;
+//     the 12 freshness bytes are our addition (without them a frame recorded
+//     a whole number of seconds earlier verifies again). docs/sv.md lists the
+//     consequences.
 //
 // Contexts are built once per key (Principle 2); signing and verifying do not
 // allocate. Tags are compared in constant time.
@@ -43,6 +55,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "layersec/base/bytes.h"
 #include "layersec/base/result.h"
@@ -85,8 +98,8 @@ enum class SecurityError : std::uint8_t {
   kWrongAlgorithm,     // the extension names another algorithm or tag length
   kUnknownKey,         // key id is neither the current nor the announced next key
   kBadTag,             // authentication failed
-  kReplayedCounter,    // GMAC invocation counter not above the last accepted one
-  kCounterExhausted,   // the per-key invocation counter would wrap (rekey needed)
+  kReplayedCounter,    // frameCounter not above the highest accepted on the stream
+  kCounterExhausted,   // the publisher's frameCounter would wrap (a new stream is needed)
   kCrypto,             // the crypto backend failed
 };
 std::string_view to_string(SecurityError e);
@@ -96,8 +109,9 @@ struct SecurityConfig {
   Scheme scheme = Scheme::kNone;
   // Tag length in bits; 0 selects the default (HMAC 256, GMAC 128, others 128).
   std::size_t tag_bits = 0;
-  // GMAC IV fixed field: unique per publisher sharing a group key
-  // (SP 800-38D §8.2.1 deterministic construction).
+  // senderId of the freshness field: unique per publisher sharing a group
+  // key (AES-GMAC: the IV's fixed field, SP 800-38D §8.2.1 deterministic
+  // construction).
   std::uint32_t sender_id = 0;
 };
 
@@ -113,8 +127,16 @@ struct KeyMaterial {
   SecretBytes key;
   std::uint32_t time_of_current_key = 0;    // seconds since 1970 (carried, informational)
   std::uint16_t time_to_next_key_min = 0xFFFF;
-  std::uint64_t initial_counter = 0;        // GMAC: first invocation counter (persisted by the adapter)
+  // First frameCounter a publisher may use under this key (the signer never
+  // goes below the last value it used, so a later key continues the run's
+  // sequence). Subscribers ignore it.
+  std::uint64_t initial_counter = 0;
 };
+
+// senderId(4) ‖ frameCounter(8) in the extension's freshness field.
+inline constexpr std::size_t kFreshnessBytes = 12;
+// Announced next keys a subscriber keeps per stream (oldest dropped first).
+inline constexpr std::size_t kMaxAnnouncedKeys = 4;
 
 // Normalised tag length in bytes for a config, or 0 if not allowed.
 std::size_t tag_bytes_for(const SecurityConfig& c);
@@ -129,7 +151,7 @@ struct ExtensionLayout {
   std::size_t time_of_current_key = 0;
   std::size_t time_to_next_key = 0;
   std::size_t algorithm = 0;
-  std::size_t iv = 0;            // 0 if no IV
+  std::size_t freshness = 0;     // senderId ‖ frameCounter (GMAC: the IV)
   std::size_t tag = 0;           // first byte of the authentication value
   std::size_t tag_len = 0;
   std::size_t size = 0;
@@ -142,11 +164,20 @@ struct Extension {
   std::uint32_t time_of_current_key = 0;
   std::uint16_t time_to_next_key_min = 0;
   std::uint8_t algorithm = 0;
-  ByteSpan iv;
+  ByteSpan freshness;          // the 12 bytes (GMAC: the IV)
+  std::uint32_t sender_id = 0;
+  std::uint64_t counter = 0;   // frameCounter
   ByteSpan tag;
   std::size_t tag_offset = 0;  // relative to the extension start
 };
+// Strict parse (every field, in order, fixed sizes, nothing after the tag).
 Result<Extension, SecurityError> parse_extension(ByteSpan ext);
+// Writes the extension for `e` (sender_id and counter, not the freshness
+// view, are written; the tag bytes are e.tag) into out, which must be
+// exactly the encoded size (6 + 6 + 4 + 3 + 14 + 2 + tag + 2 bytes).
+// parse_extension(x) -> encode_extension gives x back. Returns false when the
+// sizes do not fit.
+[[nodiscard]] bool encode_extension(const Extension& e, MutableByteSpan out);
 
 // Where the authenticated parts of a frame are (absolute frame offsets).
 struct AuthRegions {
@@ -172,7 +203,7 @@ class MacEngine {
   Status<SecurityError> compute(ByteSpan message, ByteSpan iv, MutableByteSpan tag);
   // Tag of the frame according to the scheme: full-frame schemes MAC
   // [ethertype_offset, extension_offset + layout.tag); the selective scheme
-  // gathers smpCnt ‖ seqData into a scratch buffer first.
+  // gathers freshness ‖ smpCnt ‖ seqData into a scratch buffer first.
   Status<SecurityError> compute_frame(ByteSpan frame, const AuthRegions& r, const ExtensionLayout& l,
                                       MutableByteSpan tag);
   // Bytes the tag covers for this frame (for reporting MAC input sizes).
@@ -185,7 +216,7 @@ class MacEngine {
   std::unique_ptr<crypto::Mac> mac_;          // HMAC, BLAKE2s
   std::unique_ptr<crypto::Chaskey> chaskey_;  // Chaskey-12
   std::optional<crypto::AesGmac> gmac_;
-  std::array<std::uint8_t, kMaxAsdus * (2 + kMaxAsduBytes)> scratch_{};
+  std::array<std::uint8_t, kFreshnessBytes + kMaxAsdus * (2 + kMaxAsduBytes)> scratch_{};
 };
 
 // Publisher side: writes the extension and signs frames, one key epoch at a time.
@@ -203,7 +234,8 @@ class FrameSigner {
   // Installs a new key epoch; the next sign() rewrites the extension fields.
   Status<SecurityError> rekey(KeyMaterial key);
   // Signs a frame whose extension sits at r.extension_offset: refreshes the
-  // key fields if the key changed, writes the GMAC IV, computes the tag.
+  // key fields if the key changed, writes senderId ‖ frameCounter, computes
+  // the tag and advances the counter (kCounterExhausted at 2^64-1).
   Status<SecurityError> sign(MutableByteSpan frame, const AuthRegions& r);
 
  private:
@@ -220,20 +252,33 @@ class FrameSigner {
 
 // What a successful verification found; commit() applies it.
 struct VerifiedFrame {
-  bool next_key = false;     // verified under the announced next key
-  std::uint64_t counter = 0; // GMAC invocation counter
+  bool next_key = false;          // verified under an announced next key
+  std::size_t announced = 0;      // which one (index into the announcements)
+  std::uint64_t counter = 0;      // frameCounter
   std::uint32_t key_id = 0;
 };
 
-// Subscriber side: verifies tags under the current key or the announced next
-// key. verify() changes no state; commit() (called once the rest of the frame
-// has been accepted) advances the GMAC counter and promotes the next key.
+// Subscriber side: verifies tags under the current key or one of the
+// announced next keys (IEC 62351-9 style rollover; several can be pending
+// when rekeys follow each other faster than the publisher switches, e.g. a
+// scheduled rekey and a membership change in the same lead window), then
+// the frame counter. verify() changes no state; commit() (called once the
+// rest of the frame has been accepted) raises the counter floor and, for a
+// frame under an announced key, makes that key current and forgets the
+// current key and every key announced before it.
 class FrameVerifier {
  public:
   static Result<FrameVerifier, SecurityError> create(const SecurityConfig& c, KeyMaterial current);
   [[nodiscard]] const SecurityConfig& config() const { return config_; }
   [[nodiscard]] std::uint32_t current_key_id() const { return current_.key_id; }
-  // Announces the next key (replaces an earlier announcement).
+  [[nodiscard]] std::size_t announced_keys() const { return announced_.size(); }
+  // Highest frameCounter accepted so far (none before the first frame).
+  [[nodiscard]] std::optional<std::uint64_t> counter_floor() const {
+    return have_counter_ ? std::optional<std::uint64_t>(last_counter_) : std::nullopt;
+  }
+  // Announces a next key. A key id already announced is replaced; beyond
+  // kMaxAnnouncedKeys the oldest announcement is dropped. The current key's
+  // id is kBadConfig.
   Status<SecurityError> set_next_key(KeyMaterial key);
 
   Result<VerifiedFrame, SecurityError> verify(ByteSpan frame, const Frame& decoded);
@@ -243,15 +288,16 @@ class FrameVerifier {
   struct Epoch {
     std::uint32_t key_id = 0;
     std::unique_ptr<MacEngine> engine;
-    bool have_counter = false;
-    std::uint64_t last_counter = 0;
   };
   FrameVerifier() = default;
   SecurityConfig config_;
   ExtensionLayout layout_;
   Epoch current_;
-  Epoch next_;
-  bool has_next_ = false;
+  std::vector<Epoch> announced_;  // oldest first; allocated only by set_next_key
+  // The stream's counter floor, across key epochs (the publisher's counter
+  // continues across keys).
+  bool have_counter_ = false;
+  std::uint64_t last_counter_ = 0;
 };
 
 // Regions of a decoded frame.

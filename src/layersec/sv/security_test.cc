@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "layersec/sv/publisher.h"
+#include "layersec/sv/stream.h"
 #include "layersec/sv/subscriber.h"
 
 namespace layersec::sv {
@@ -71,9 +72,10 @@ TEST(SvSecurity, SchemeNamesAndTagLengths) {
   EXPECT_EQ(scheme_name(*parse_scheme("aes-gmac")), "aes-gmac-128");
   EXPECT_EQ(scheme_name(*parse_scheme("hmac-sha256-256")), "hmac-sha256");
   EXPECT_EQ(scheme_name(*parse_scheme("chaskey12-selective")), "chaskey12-selective");
-  // Extension sizes: header 2 + keyId 6 + times 6+4 + algorithm 3 (+ IV 14) + tag 2+n.
-  EXPECT_EQ(extension_size(*parse_scheme("hmac-sha256")), 2u + 6 + 6 + 4 + 3 + 2 + 32);
+  // Extension sizes: header 2 + keyId 6 + times 6+4 + algorithm 3 + freshness 14 + tag 2+n.
+  EXPECT_EQ(extension_size(*parse_scheme("hmac-sha256")), 2u + 6 + 6 + 4 + 3 + 14 + 2 + 32);
   EXPECT_EQ(extension_size(*parse_scheme("aes-gmac-128")), 2u + 6 + 6 + 4 + 3 + 14 + 2 + 16);
+  EXPECT_EQ(extension_size(*parse_scheme("chaskey12-selective")), 2u + 6 + 6 + 4 + 3 + 14 + 2 + 16);
 }
 
 TEST(SvSecurity, EverySchemeRoundTripsAndDetectsTampering) {
@@ -143,14 +145,15 @@ std::vector<std::uint8_t> independent_tag(Scheme scheme, ByteSpan frame, const F
     EVP_CIPHER_CTX* ctx = EVP_CIPHER_CTX_new();
     int outl = 0;
     EVP_EncryptInit_ex(ctx, key.size() == 16 ? EVP_aes_128_gcm() : EVP_aes_256_gcm(), nullptr, nullptr, nullptr);
-    EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_IVLEN, static_cast<int>(e.iv.size()), nullptr);
-    EVP_EncryptInit_ex(ctx, nullptr, nullptr, key.data(), e.iv.data());
+    EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_IVLEN, static_cast<int>(e.freshness.size()), nullptr);
+    EVP_EncryptInit_ex(ctx, nullptr, nullptr, key.data(), e.freshness.data());
     EVP_EncryptUpdate(ctx, nullptr, &outl, covered.data(), static_cast<int>(covered.size()));
     EVP_EncryptFinal_ex(ctx, tag.data(), &outl);
     EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, 16, tag.data());
     EVP_CIPHER_CTX_free(ctx);
   } else if (scheme == Scheme::kChaskey12Selective) {
-    std::vector<std::uint8_t> msg;
+    // senderId ‖ frameCounter, then the paper's smpCnt ‖ seqData per ASDU.
+    std::vector<std::uint8_t> msg(e.freshness.begin(), e.freshness.end());
     for (std::size_t i = 0; i < f.no_asdu; ++i) {
       msg.push_back(frame[f.asdus[i].smp_cnt_offset]);
       msg.push_back(frame[f.asdus[i].smp_cnt_offset + 1]);
@@ -186,10 +189,21 @@ TEST(SvSecurity, TagsCoverTheDocumentedBytes) {
       ASSERT_TRUE(e.ok());
       const auto expected = independent_tag(s.stream.security.scheme, *frame, *f, *e, raw);
       EXPECT_TRUE(std::equal(expected.begin(), expected.end(), e->tag.begin()));
-      if (s.stream.security.scheme == Scheme::kAesGmac) {
-        EXPECT_EQ(load_be32(e->iv.data()), 0x4000u);         // sender id
-        EXPECT_EQ(load_be64(e->iv.data() + 4), static_cast<std::uint64_t>(k));  // per-key counter
-      }
+      // Every scheme: senderId ‖ frameCounter, the counter one per frame.
+      ASSERT_EQ(e->freshness.size(), kFreshnessBytes);
+      EXPECT_EQ(e->sender_id, 0x4000u);
+      EXPECT_EQ(load_be32(e->freshness.data()), 0x4000u);
+      EXPECT_EQ(e->counter, static_cast<std::uint64_t>(k));
+      EXPECT_EQ(load_be64(e->freshness.data() + 4), static_cast<std::uint64_t>(k));
+      // Tampering with the counter breaks the tag under every scheme.
+      std::vector<std::uint8_t> bad(frame->begin(), frame->end());
+      bad[f->savpdu_end + static_cast<std::size_t>(e->freshness.data() - f->extension.data()) + 11] ^= 0x01;
+      auto bf = decode_frame(bad);
+      ASSERT_TRUE(bf.ok());
+      auto be = parse_extension(bf->extension);
+      ASSERT_TRUE(be.ok());
+      const auto recomputed = independent_tag(s.stream.security.scheme, bad, *bf, *be, raw);
+      EXPECT_FALSE(std::equal(recomputed.begin(), recomputed.end(), e->tag.begin()));
     }
   }
 }
@@ -327,23 +341,83 @@ TEST(SvSecurity, WrongKeyUnknownKeyAndWrongAlgorithmAreDropped) {
   EXPECT_EQ(sub5.counters(e).unexpected_extension, 1u);
 }
 
-TEST(SvSecurity, GmacCounterIsReplayProtection) {
-  auto s = setup("aes-gmac-128", kP4000);
-  Publisher pub(s.stream, kP4000, TimePoint{}, make_key(2, 16, 3));
+TEST(SvSecurity, FrameCounterIsReplayProtectionForEveryScheme) {
+  for (const char* name : kSchemes) {
+    SCOPED_TRACE(name);
+    auto s = setup(name, kP4000);
+    const std::size_t ks = key_bytes_for(s.stream.security.scheme);
+    Publisher pub(s.stream, kP4000, TimePoint{}, make_key(2, ks, 3));
+    std::vector<std::vector<std::uint8_t>> frames;
+    for (int k = 0; k < 4; ++k) {
+      auto f = pub.build_next(samples_for(1, k));
+      ASSERT_TRUE(f.ok());
+      frames.emplace_back(f->begin(), f->end());
+    }
+    EXPECT_EQ(pub.signer()->next_counter(), 4u);
+    Subscriber sub;
+    const auto id = sub.add_stream(s.sub, make_key(2, ks, 3));
+    EXPECT_TRUE(sub.on_frame(frames[3], TimePoint{}).ok());
+    auto r = sub.on_frame(frames[1], TimePoint{});  // older counter, valid tag
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error(), DropReason::kSecurity);
+    EXPECT_EQ(sub.counters(id).replayed_counter, 1u);
+    EXPECT_EQ(sub.counters(id).replays, 1u);
+  }
+}
+
+TEST(SvSecurity, SignerCounterNeverGoesBackAcrossKeys) {
+  auto s = setup("hmac-sha256", kP4000);
+  auto k1 = make_key(1, 32, 1);
+  k1.initial_counter = 1000;
+  auto signer = std::move(FrameSigner::create(s.stream.security, std::move(k1))).value();
+  EXPECT_EQ(signer.next_counter(), 1000u);
+  auto k2 = make_key(2, 32, 2);
+  k2.initial_counter = 5;  // lower: ignored, the run's sequence continues
+  ASSERT_TRUE(signer.rekey(std::move(k2)).ok());
+  EXPECT_EQ(signer.next_counter(), 1000u);
+  auto k3 = make_key(3, 32, 3);
+  k3.initial_counter = 7000;  // higher: the sequence jumps forward
+  ASSERT_TRUE(signer.rekey(std::move(k3)).ok());
+  EXPECT_EQ(signer.next_counter(), 7000u);
+  // The last counter value is refused rather than wrapped.
+  auto k4 = make_key(4, 32, 4);
+  k4.initial_counter = UINT64_MAX;
+  ASSERT_TRUE(signer.rekey(std::move(k4)).ok());
+  FrameTemplate t(s.stream);
+  ASSERT_TRUE(signer.write_extension(t.mutable_bytes().subspan(t.regions().extension_offset, signer.layout().size)));
+  auto st = signer.sign(t.mutable_bytes(), t.regions());
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error(), SecurityError::kCounterExhausted);
+}
+
+TEST(SvSecurity, AnnouncedKeysAreKeptUntilALaterOneIsUsed) {
+  auto s = setup("chaskey12-selective", kP4000);
+  Publisher pub(s.stream, kP4000, TimePoint{}, make_key(1, 16, 1));
+  Subscriber sub;
+  const auto id = sub.add_stream(s.sub, make_key(1, 16, 1));
+  auto first = pub.build_next(samples_for(1, 0));
+  ASSERT_TRUE(first.ok());
+  ASSERT_TRUE(sub.on_frame(*first, TimePoint{}).ok());
+  // Key 2 (a scheduled rekey) and key 3 (a removal in key 2's lead) are
+  // announced back to back; the publisher uses key 2 first: accepted (a
+  // single announcement slot would have forgotten key 2).
+  ASSERT_TRUE(sub.set_next_key(id, make_key(2, 16, 2)).ok());
+  ASSERT_TRUE(sub.set_next_key(id, make_key(3, 16, 3)).ok());
+  EXPECT_FALSE(sub.set_next_key(id, make_key(1, 16, 1)).ok());  // the current key
+  pub.schedule_rekey(make_key(2, 16, 2), kP4000.deadline(TimePoint{}, 2));
+  pub.schedule_rekey(make_key(3, 16, 3), kP4000.deadline(TimePoint{}, 4));
+  EXPECT_EQ(pub.scheduled_keys(), 2u);
   std::vector<std::vector<std::uint8_t>> frames;
-  for (int k = 0; k < 4; ++k) {
+  for (int k = 1; k < 6; ++k) {
     auto f = pub.build_next(samples_for(1, k));
     ASSERT_TRUE(f.ok());
     frames.emplace_back(f->begin(), f->end());
   }
-  EXPECT_EQ(pub.signer()->next_counter(), 4u);
-  Subscriber sub;
-  const auto id = sub.add_stream(s.sub, make_key(2, 16, 3));
-  EXPECT_TRUE(sub.on_frame(frames[3], TimePoint{}).ok());
-  auto r = sub.on_frame(frames[1], TimePoint{});  // older counter, valid tag
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(sub.counters(id).replayed_counter, 1u);
-  EXPECT_EQ(sub.counters(id).replays, 1u);
+  EXPECT_EQ(pub.counters().rekeys, 2u);
+  for (const auto& f : frames) EXPECT_TRUE(sub.on_frame(f, TimePoint{}).ok());
+  EXPECT_EQ(sub.counters(id).key_changes, 2u);
+  EXPECT_EQ(sub.counters(id).unknown_key, 0u);
+  EXPECT_EQ(sub.counters(id).delivered, 6u);
 }
 
 TEST(SvSecurity, KeyRolloverStartsANewEpoch) {
@@ -400,7 +474,7 @@ TEST(SvSecurity, ExtensionParserRejectsMalformedExtensions) {
     if (i >= signer.layout().time_of_current_key && i < signer.layout().time_of_current_key + 4) continue;
     if (i >= signer.layout().time_to_next_key && i < signer.layout().time_to_next_key + 2) continue;
     if (i == signer.layout().algorithm) continue;
-    if (i >= signer.layout().iv && i < signer.layout().iv + 12) continue;
+    if (i >= signer.layout().freshness && i < signer.layout().freshness + 12) continue;
     if (i >= signer.layout().tag) continue;
     auto bad = ext;
     bad[i] ^= 0x01;  // every structural byte (tags and lengths)
@@ -409,6 +483,23 @@ TEST(SvSecurity, ExtensionParserRejectsMalformedExtensions) {
   for (std::size_t n = 0; n < ext.size(); ++n) {
     EXPECT_FALSE(parse_extension(ByteSpan(ext.data(), n)).ok()) << n;
   }
+  // The freshness field is mandatory for every scheme: the layout of the
+  // previous version (GMAC-only IV, absent for the other schemes) is refused.
+  auto h = setup("hmac-sha256", kP4000);
+  FrameSigner hs = std::move(FrameSigner::create(h.stream.security, make_key(1, 32, 1))).value();
+  std::vector<std::uint8_t> hext(hs.layout().size);
+  ASSERT_TRUE(hs.write_extension(hext));
+  ASSERT_TRUE(parse_extension(hext).ok());
+  std::vector<std::uint8_t> old(hext.begin(), hext.begin() + static_cast<std::ptrdiff_t>(hs.layout().freshness - 2));
+  old.insert(old.end(), hext.begin() + static_cast<std::ptrdiff_t>(hs.layout().tag - 2), hext.end());
+  old[1] = static_cast<std::uint8_t>(old.size() - 2);
+  EXPECT_FALSE(parse_extension(old).ok());
+  // Parse -> encode gives the bytes back.
+  auto parsed = parse_extension(hext);
+  ASSERT_TRUE(parsed.ok());
+  std::vector<std::uint8_t> again(hext.size());
+  ASSERT_TRUE(encode_extension(*parsed, again));
+  EXPECT_EQ(again, hext);
 }
 
 }  // namespace

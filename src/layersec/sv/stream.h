@@ -37,6 +37,9 @@ struct StreamConfig {
   std::optional<std::uint16_t> smp_mod;
   std::optional<std::array<std::uint8_t, 8>> gm_identity;
   std::size_t asdus_per_frame = 1;
+  // smpCnt wraps here (1..65536, at least asdus_per_frame); 0 takes the
+  // profile's default (Profile::smp_cnt_wrap()).
+  std::uint32_t smp_cnt_wrap = 0;
   Dataset dataset = Dataset::four_i_four_u();
   SecurityConfig security;
 };

@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "layersec/sv/profiles.h"
+
 namespace layersec::sv {
 
 std::string_view to_string(DropReason r) {
@@ -31,6 +33,10 @@ std::size_t Subscriber::add_stream(const SubscriptionConfig& config, std::option
   }
   if (config.asdus_per_frame == 0 || config.asdus_per_frame > kMaxAsdus) {
     throw std::invalid_argument("sv: asdus_per_frame out of range");
+  }
+  if (config.smp_cnt_wrap > kMaxSmpCntWrap || config.smp_cnt_wrap < config.asdus_per_frame) {
+    throw std::invalid_argument("sv: smp_cnt_wrap " + std::to_string(config.smp_cnt_wrap) + " outside " +
+                                std::to_string(config.asdus_per_frame) + ".." + std::to_string(kMaxSmpCntWrap));
   }
   Stream s;
   s.config = config;
@@ -67,14 +73,8 @@ Result<Delivery, DropReason> Subscriber::drop(Stream& s, DropReason r) {
     case DropReason::kWrongDataset: ++c.wrong_dataset; break;
     case DropReason::kUnexpectedExtension: ++c.unexpected_extension; break;
     case DropReason::kBadSmpCnt: ++c.bad_smp_cnt; break;
-    case DropReason::kDuplicate:
-      ++c.duplicates;
-      if (s.verifier) ++c.replays;
-      break;
-    case DropReason::kStale:
-      ++c.stale;
-      if (s.verifier) ++c.replays;
-      break;
+    case DropReason::kDuplicate: ++c.duplicates; break;
+    case DropReason::kStale: ++c.stale; break;
     case DropReason::kInvariantMismatch: ++c.invariant_mismatch; break;
     case DropReason::kWrongSvId: ++c.wrong_sv_id; break;
     case DropReason::kConfRevMismatch: ++c.conf_rev_changes; break;
@@ -147,8 +147,17 @@ Result<Delivery, DropReason> Subscriber::on_frame(ByteSpan bytes, TimePoint now)
   }
   SmpCntWindow::Check chk{SmpCntWindow::Verdict::kFirst, 0};
   if (!verified.next_key) chk = s.window.check(f.asdus[0].smp_cnt, f.asdus[f.no_asdu - 1].smp_cnt);
-  if (chk.verdict == SmpCntWindow::Verdict::kDuplicate) return drop(s, DropReason::kDuplicate);
-  if (chk.verdict == SmpCntWindow::Verdict::kStale) return drop(s, DropReason::kStale);
+  bool resync = false;
+  if (!chk.accepted()) {
+    // Secured: the frame counter (step 4) is the replay defence, and this
+    // frame's is above every one accepted, so it is newer than the last
+    // delivered frame whatever its smpCnt says (a restarted publisher starts
+    // its smpCnt anywhere). Supervision follows it.
+    if (!s.verifier) return drop(s, chk.verdict == SmpCntWindow::Verdict::kDuplicate ? DropReason::kDuplicate
+                                                                                       : DropReason::kStale);
+    resync = true;
+    chk = {SmpCntWindow::Verdict::kFirst, 0};
+  }
 
   // 6. Invariant fields.
   const Asdu& a0 = f.asdus[0];
@@ -196,6 +205,7 @@ Result<Delivery, DropReason> Subscriber::on_frame(ByteSpan bytes, TimePoint now)
     s.cache.smp_synch = a0.smp_synch;
   }
   if (!s.conf_rev) s.conf_rev = a0.conf_rev;
+  if (resync) ++s.counters.smp_cnt_resyncs;
   if (chk.verdict == SmpCntWindow::Verdict::kGap) {
     ++s.counters.gaps;
     s.counters.missing_samples += chk.missing;
@@ -216,8 +226,9 @@ std::size_t Subscriber::poll(TimePoint now) {
       ++s.counters.timeouts;
       // An unsecured stream that went silent may come back from a restarted
       // publisher at any smpCnt: supervision starts afresh. A secured stream
-      // keeps its replay window for the whole key epoch (fail secure; a
-      // restarted publisher is expected to get a new key).
+      // keeps its frame-counter floor (a recording played during or after
+      // the outage stays refused); its smpCnt resynchronises on the first
+      // fresh frame.
       if (!s.verifier) s.window.reset();
       ++n;
     }

@@ -7,21 +7,28 @@
 //   4. secured streams: tag verification (bad tag, unknown key, missing or
 //      malformed extension -> dropped and counted); unsecured streams drop
 //      frames that carry an extension they cannot check
-//   5. smpCnt: ASDUs consecutive, then duplicate / stale -> dropped (counted as
-//      replays on secured streams), gaps counted (frame delivered)
+//   5. smpCnt: in range and consecutive inside the frame; across frames gaps
+//      are counted (frame delivered). Unsecured streams drop duplicate and
+//      stale smpCnt. Secured streams do not use smpCnt as replay protection:
+//      step 4 already refused every frame whose frameCounter is not above
+//      the stream's floor (counted as replays), so a fresh frame whose smpCnt
+//      went backwards (a restarted publisher) resynchronises supervision
+//      (counted in smp_cnt_resyncs) and is delivered
 //   6. field-selective scheme: APPID, svID, noASDU, confRev, smpSynch compared
 //      with the cached copy (only now, after the MAC verified, as in the paper)
 //      -> mismatches dropped; other schemes: svID must match, confRev changes
 //      dropped and counted
 //   7. Simulate bit: dropped and counted unless the subscription accepts
 //      simulated frames (IEC 61850-7-4 LPHD.Sim)
-//   8. only now does state change: replay window, GMAC counter, key epoch,
-//      cached invariants, last-arrival time; the frame is delivered.
+//   8. only now does state change: counter floor, smpCnt window, key epoch,
+//      cached invariants, last-arrival time; the frame is delivered. A
+//      rejected frame (a replay among them) changes nothing but a counter.
 //
 // poll(now) detects stream timeouts (no valid frame for `timeout`); time is
 // passed in, never read. A timeout restarts smpCnt supervision of unsecured
-// streams; secured streams keep their replay window until the key changes. The Frame returned by a delivery views the caller's
-// bytes and stays valid until the next on_frame() call.
+// streams; secured streams keep their counter floor for the life of the
+// subscription. The Frame returned by a delivery views the caller's bytes
+// and stays valid until the next on_frame() call.
 #pragma once
 
 #include <array>
@@ -47,7 +54,10 @@ struct SubscriptionConfig {
   std::optional<std::uint32_t> conf_rev;  // expected; learnt from the first frame when unset
   std::size_t asdus_per_frame = 1;
   std::size_t seq_data_size = 64;         // dataset bytes per ASDU (4I+4U: 64)
-  std::uint32_t smp_cnt_wrap = 4000;      // Profile::smp_cnt_wrap()
+  // Where the publisher wraps smpCnt (1..65536, at least asdus_per_frame);
+  // usually Profile::smp_cnt_wrap(), set otherwise to follow a publisher
+  // that wraps elsewhere (e.g. 48000 or 65536 at 96 kHz).
+  std::uint32_t smp_cnt_wrap = 4000;
   Duration timeout = Duration::milliseconds(10);
   bool accept_simulated = false;
   SecurityConfig security;
@@ -78,11 +88,12 @@ struct StreamCounters {
   std::uint64_t missing_samples = 0;
   std::uint64_t duplicates = 0;
   std::uint64_t stale = 0;
-  std::uint64_t replays = 0;        // duplicates + stale on a secured stream
+  std::uint64_t replays = 0;        // secured stream: frames refused as replays (replayed_counter)
   std::uint64_t bad_tag = 0;
   std::uint64_t unknown_key = 0;
   std::uint64_t bad_extension = 0;  // missing, malformed or wrong algorithm
-  std::uint64_t replayed_counter = 0;
+  std::uint64_t replayed_counter = 0;  // frameCounter not above the stream's floor
+  std::uint64_t smp_cnt_resyncs = 0;   // secured: fresh frame, smpCnt behind (publisher restart)
   std::uint64_t unexpected_extension = 0;
   std::uint64_t wrong_no_asdu = 0;
   std::uint64_t wrong_dataset = 0;
