@@ -3,18 +3,16 @@
 // group-keyed equivalent (one SecOC vendor-profile protect + one multicast
 // send) and unsecured multicast, for N = 2 .. n-max, over loopback UDP and an
 // in-process (memory) transport, all in one run.
-#include <cstdio>
 #include <iostream>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "cli_checks.h"
 #include "command.h"
 #include "layersec/harness/dtls_fanout.h"
+#include "layersec/harness/dtls_fanout_report.h"
 #include "runner.h"
 
 namespace layersec::app {
@@ -28,18 +26,6 @@ struct Options {
   std::string transport = "both";
   std::string json_path;
 };
-
-void print_row(const harness::FanoutRow& r) {
-  std::printf("%-9s %3zu  %-20s %9.1f %9.1f %9.1f %9.1f %9.1f  %6.1f  %8.2f  %7.2f  %6.1f",
-              harness::to_string(r.transport), r.n, harness::to_string(r.variant), r.latency.mean,
-              r.latency.p50, r.latency.p95, r.latency.p99, r.latency.max, r.crypto_ops_per_msg,
-              r.publisher_cpu_us_per_msg, r.ratio_p99, r.cpu_pct);
-  if (r.variant == harness::FanoutVariant::kDtlsFanout)
-    std::printf("  vs group p99 x%.2f, handshakes %.1f ms (%.2f ms each)", r.ratio_p99_vs_group,
-                r.handshake_ms_total, r.handshake_ms_per_session);
-  std::printf("\n");
-  std::fflush(stdout);
-}
 
 void run(const Options& o) {
   harness::FanoutOptions fo;
@@ -56,41 +42,12 @@ void run(const Options& o) {
   else
     fo.transports = {harness::FanoutTransport::kMemory, harness::FanoutTransport::kLoopback};
 
-  std::cout << "layersec bench dtls: DTLS unicast fan-out vs group-keyed SecOC (seed paper 6.5, Table 21)\n"
-               "note: Debian 12 ships no DTLS 1.3 library (OpenSSL 3.0 has none), so DTLS 1.2 with\n"
-               "      ECDHE-ECDSA-AES128-GCM-SHA256 stands in for DTLS 1.3 TLS_AES_128_GCM_SHA256\n"
-               "      (the same AES-128-GCM record protection per subscriber).\n"
-               "method: closed loop, one message in flight, "
-            << o.payload << "-byte payload, " << o.iterations << " measured + " << o.warmup
-            << " warm-up messages per row;\n"
-               "        latency = publisher starts sending -> last subscriber has decrypted/verified\n"
-               "        (CLOCK_MONOTONIC); every delivery compared byte for byte. DTLS handshakes\n"
-               "        are done before measurement and reported separately. loopback: UDP on\n"
-               "        127.0.0.1, one thread + socket per subscriber, multicast via lo; memory:\n"
-               "        one thread, in-process datagram queues; latency under the parallel-ECU\n"
-               "        model: the publisher's sends are serial on its CPU, each subscriber\n"
-               "        processes on its own CPU from when its datagram was sent (the serial\n"
-               "        one-thread figure is kept in --json as serial_one_thread).\n"
-               "        ops = publisher crypto operations per message (counted); pub_cpu = publisher\n"
-               "        thread CPU per message for the publish step; ratio = p99 / p99 of\n"
-               "        multicast-unsecured at the same N and transport, same run.\n\n";
-  std::printf("%-9s %3s  %-20s %9s %9s %9s %9s %9s  %6s  %8s  %7s  %6s\n", "transport", "N", "name", "mean_us",
-              "p50_us", "p95_us", "p99_us", "max_us", "ops", "pub_cpu", "ratio", "cpu%");
-  std::vector<harness::FanoutRow> rows;
+  harness::write_fanout_method(std::cout, fo);
   // Rows are printed as their N completes (baselines filled per N).
-  rows = harness::run_fanout_table(fo, [](const harness::FanoutRow& r) { print_row(r); });
-  if (!rows.empty()) {
-    for (const auto& r : rows)
-      if (r.variant == harness::FanoutVariant::kDtlsFanout) {
-        std::cout << "\nDTLS negotiated: " << r.protocol << " " << r.cipher << "\n";
-        break;
-      }
-  }
-  if (!o.json_path.empty()) {
-    nlohmann::json j = nlohmann::json::array();
-    for (const auto& r : rows) j.push_back(harness::to_json(r));
-    benchrun::write_json(o.json_path, j);
-  }
+  const std::vector<harness::FanoutRow> rows =
+      harness::run_fanout_table(fo, [](const harness::FanoutRow& r) { harness::write_fanout_row(std::cout, r); });
+  harness::write_fanout_negotiated(std::cout, rows);
+  if (!o.json_path.empty()) benchrun::write_json(o.json_path, harness::fanout_json(rows));
 }
 
 const CommandRegistration reg(56, [](CLI::App& root) {

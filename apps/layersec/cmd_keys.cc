@@ -45,6 +45,7 @@
 #include "layersec/base/file.h"
 #include "layersec/base/keyfile.h"
 #include "layersec/base/time.h"
+#include "layersec/harness/stats.h"
 #include "layersec/kex/mode_b.h"
 #include "layersec/kex/pki.h"
 
@@ -344,27 +345,6 @@ struct HandshakeArgs {
   std::string json;
 };
 
-struct Stats {
-  double mean = 0, p50 = 0, p95 = 0, p99 = 0, max = 0;
-};
-Stats stats_of(std::vector<double> v) {
-  Stats s;
-  if (v.empty()) return s;
-  std::sort(v.begin(), v.end());
-  double sum = 0;
-  for (double x : v) sum += x;
-  auto pct = [&](double p) {
-    const auto i = static_cast<std::size_t>(p * static_cast<double>(v.size() - 1) + 0.5);
-    return v[std::min(i, v.size() - 1)];
-  };
-  s.mean = sum / static_cast<double>(v.size());
-  s.p50 = pct(0.50);
-  s.p95 = pct(0.95);
-  s.p99 = pct(0.99);
-  s.max = v.back();
-  return s;
-}
-
 int run_handshake(const HandshakeArgs& a) {
   const auto scheme = kex::parse_scheme(a.kem);
   if (!scheme) usage_error("unknown --kem " + a.kem);
@@ -460,9 +440,10 @@ int run_handshake(const HandshakeArgs& a) {
     total.push_back((t4 - t0).us());
     cpu.push_back(c4 - c0);
   }
-  const Stats s = stats_of(total);
-  const Stats c = stats_of(cpu);
-  const Stats b = stats_of(baseline);
+  // harness/stats.h: mean, linearly interpolated percentiles, max.
+  const harness::Summary s = harness::summarize(total);
+  const harness::Summary c = harness::summarize(cpu);
+  const harness::Summary b = harness::summarize(baseline);
   std::printf("Mode B handshake, kem %s, %d iterations, in process (no transmission)\n", a.kem.c_str(),
               a.iterations);
   std::printf("  total wall us: mean %.1f p50 %.1f p95 %.1f p99 %.1f max %.1f\n", s.mean, s.p50,
@@ -476,7 +457,7 @@ int run_handshake(const HandshakeArgs& a) {
   const std::vector<double>* parts[] = {&t_request, &t_publisher, &t_subscriber, &t_confirm};
   nlohmann::json steps = nlohmann::json::object();
   for (int k = 0; k < 4; ++k) {
-    const Stats p = stats_of(*parts[k]);
+    const harness::Summary p = harness::summarize(*parts[k]);
     std::printf("  %-32s wall p50 %.1f us\n", names[k], p.p50);
     steps[names[k]] = {{"mean_us", p.mean}, {"p50_us", p.p50}};
   }

@@ -285,7 +285,7 @@ std::optional<std::size_t> DtlsMemorySession::subscriber_read(MutableByteSpan ou
 std::string DtlsMemorySession::cipher() const { return SSL_get_cipher_name(impl_->pub.get()); }
 std::string DtlsMemorySession::protocol() const { return SSL_get_version(impl_->pub.get()); }
 
-// --- names and JSON -------------------------------------------------------------------
+// --- names -------------------------------------------------------------------
 
 const char* to_string(FanoutTransport t) {
   return t == FanoutTransport::kMemory ? "memory" : "loopback";
@@ -298,45 +298,6 @@ const char* to_string(FanoutVariant v) {
     case FanoutVariant::kDtlsFanout: return "dtls-fanout";
   }
   return "?";
-}
-
-nlohmann::json to_json(const FanoutRow& r) {
-  nlohmann::json j = {
-      {"name", to_string(r.variant)},
-      {"topology", to_string(r.transport)},
-      {"timing_model", r.timing_model},
-      {"iterations", r.iterations},
-      {"cpu_pct", r.cpu_pct},
-      {"rss_kib", r.rss_kib},
-      {"baseline", "multicast-unsecured"},
-      {"baseline_p99_us", r.baseline_p99_us},
-      {"ratio_p99", r.ratio_p99},
-      {"n", r.n},
-      {"subscribers", r.n},
-      {"payload_bytes", r.payload_bytes},
-      {"crypto_ops_per_msg", r.crypto_ops_per_msg},
-      {"publisher_cpu_us_per_msg", r.publisher_cpu_us_per_msg},
-      {"delivered", r.delivered},
-      {"expected", r.expected},
-  };
-  add_latency_fields(j, r.latency);
-  if (r.latency_serial.count > 0) {
-    nlohmann::json serial = {{"timing_model", kSerialOneThread}};
-    add_latency_fields(serial, r.latency_serial);
-    j["serial_one_thread"] = std::move(serial);
-  } else {
-    j["serial_one_thread"] = nullptr;
-  }
-  if (r.variant == FanoutVariant::kDtlsFanout) {
-    j["establishment_ms"] = r.handshake_ms_total;
-    j["handshake_ms_total"] = r.handshake_ms_total;
-    j["handshake_ms_per_session"] = r.handshake_ms_per_session;
-    j["cipher"] = r.cipher;
-    j["protocol"] = r.protocol;
-    j["group_p99_us"] = r.group_p99_us;
-    j["ratio_p99_vs_group"] = r.ratio_p99_vs_group;
-  }
-  return j;
 }
 
 // --- group-keyed SecOC: one sender engine, one receiver engine per subscriber ----------

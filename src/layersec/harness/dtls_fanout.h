@@ -59,8 +59,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "layersec/base/bytes.h"
 #include "layersec/base/time.h"
 #include "layersec/harness/stats.h"
@@ -169,14 +167,6 @@ struct FanoutRow {
   double group_p99_us = 0;
   double ratio_p99_vs_group = 0;
 };
-
-// The row in the scenario harness's JSON layout (results.h key names): name,
-// topology, timing_model, iterations, completed, mean_us, stddev_us, min_us,
-// p50_us, p95_us, p99_us, max_us, cpu_pct, rss_kib, baseline_p99_us,
-// ratio_p99, establishment_ms (DTLS handshakes), subscribers, payload_bytes,
-// serial_one_thread (memory: the serial figures, else null), plus n,
-// crypto_ops_per_msg and the fields above.
-nlohmann::json to_json(const FanoutRow& row);
 
 // Measures one variant; throws std::runtime_error on a setup failure or an
 // undelivered / corrupted message.

@@ -1,10 +1,14 @@
 #include "layersec/harness/dtls_fanout.h"
 
 #include <cstdint>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#include "layersec/harness/dtls_fanout_report.h"
+#include "layersec/harness/dtls_fanout_rows.h"
 
 namespace layersec::harness {
 namespace {
@@ -158,6 +162,31 @@ TEST(RunFanoutTable, RowsHaveTheHarnessLayout) {
   EXPECT_EQ(to_json(rows[1])["name"], "group-secoc");
   EXPECT_EQ(to_json(rows[2])["name"], "dtls-fanout");
   EXPECT_EQ(rows[3].n, 3u);
+  EXPECT_EQ(fanout_json(rows).size(), rows.size());
+  // The same rows in the scenario harness's layout (bench scenarios).
+  const ScenarioResult dtls = to_scenario_result(rows[2]);
+  EXPECT_EQ(dtls.name, "dtls-fanout-n2");
+  EXPECT_EQ(dtls.series, "dtls-fanout");
+  EXPECT_EQ(dtls.topology, "memory");
+  EXPECT_EQ(dtls.security, "dtls");
+  EXPECT_EQ(dtls.delivery, "unicast");
+  EXPECT_EQ(dtls.timing_model, "parallel-ecus");
+  EXPECT_DOUBLE_EQ(dtls.one_way.p99, rows[2].latency.p99);
+  ASSERT_TRUE(dtls.establishment_ms.has_value());
+  EXPECT_DOUBLE_EQ(*dtls.establishment_ms, rows[2].handshake_ms_total);
+  EXPECT_EQ(dtls.timeouts, 0u);
+  EXPECT_EQ(to_scenario_result(rows[1]).key_distribution, "group-psk");
+  // A memory row that did not name its model is the parallel-ECU figure.
+  FanoutRow unnamed = rows[0];
+  unnamed.timing_model.clear();
+  EXPECT_EQ(to_scenario_result(unnamed).timing_model, "parallel-ecus");
+  // The terminal writer: one line per row, the DTLS one with its handshakes.
+  std::ostringstream text;
+  write_fanout_row(text, rows[2]);
+  write_fanout_negotiated(text, rows);
+  EXPECT_EQ(text.str().rfind("memory      2  dtls-fanout", 0), 0u) << text.str();
+  EXPECT_NE(text.str().find("handshakes"), std::string::npos);
+  EXPECT_NE(text.str().find("DTLS negotiated: DTLSv1.2"), std::string::npos);
 }
 
 }  // namespace

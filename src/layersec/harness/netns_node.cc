@@ -557,7 +557,7 @@ class Node {
     someip::RuntimeConfig rc;
     rc.sd_timing = timing;
     rc.max_message_size = std::max<std::size_t>(spec_.payload_bytes + 64, 4096);
-    rc.time_secoc = true;
+    rc.cost_clock = &mono_;  // SecOC call-site timing (RuntimeCounters::secoc_*_ns)
     rc.client_port = kClientPort;
     const bool mode_b = spec_.keys == KeyDistribution::kRsaModeB;
     if (publisher_) {

@@ -126,7 +126,7 @@ struct NetnsNodeReport {
   double achieved_rate_hz = 0;  // publisher: sent / rate-phase wall time
 
   // costs
-  std::uint64_t secoc_protect_ns = 0;  // runtime call-site timing (RuntimeConfig::time_secoc)
+  std::uint64_t secoc_protect_ns = 0;  // runtime call-site timing (RuntimeConfig::cost_clock)
   std::uint64_t secoc_verify_ns = 0;
   std::uint64_t secoc_protected = 0;
   std::uint64_t secoc_verified = 0;

@@ -21,6 +21,8 @@
 
 #include "layersec/base/keyfile.h"
 #include "layersec/crypto/kdf.h"
+#include "layersec/harness/results_output.h"
+#include "layersec/harness/results_table.h"
 #include "layersec/harness/stats.h"
 #include "layersec/keymgmt/wire.h"
 #include "layersec/kex/pki.h"
@@ -879,18 +881,8 @@ int run_netns_scenarios(const BenchScenarioOptions& o, const NetnsScenarioOption
 
   int status = failures ? 1 : 0;
   if (g_interrupted) status = 130;
-  if (!o.json_path.empty()) {
-    std::ofstream f(o.json_path);
-    f << results_json(info, rows).dump(2) << "\n";
-    f.flush();
-    if (!f) {
-      err << "layersec: cannot write " << o.json_path << "\n";
-      status = status ? status : 1;
-    } else {
-      out << "json: " << o.json_path << "\n";
-    }
-  }
-  if (!o.out_dir.empty() && !write_results_folder(o.out_dir, info, rows, true, out, err)) status = status ? status : 1;
+  if (!write_results({.json_path = o.json_path, .out_dir = o.out_dir, .plots = true}, info, rows, out, err))
+    status = status ? status : 1;
   if (failures) err << "layersec: " << failures << " scenario(s) failed\n";
 
   const bool keep = nn.keep_work_dir || !temp_work || failures > 0;

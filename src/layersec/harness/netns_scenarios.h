@@ -14,9 +14,9 @@
 #include <string_view>
 #include <vector>
 
-#include "layersec/harness/demo.h"
 #include "layersec/harness/netns_node.h"
 #include "layersec/harness/results.h"
+#include "layersec/harness/scenario.h"
 #include "layersec/net/netns.h"
 
 namespace layersec::harness {

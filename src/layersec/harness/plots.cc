@@ -1,16 +1,18 @@
 #include "layersec/harness/plots.h"
 
-#include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
+
+#include "layersec/base/file.h"
 
 extern char** environ;
 
@@ -34,15 +36,26 @@ int run_program(const std::vector<std::string>& argv, const std::string& output_
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  // The output file is opened here, through base/file.h (no symlink
+  // followed, regular files only), and handed to the child as stdout/stderr.
+  int out_fd = -1;
+  if (!output_file.empty()) {
+    try {
+      out_fd = open_output_file(output_file);
+    } catch (const FileError&) {
+      return -1;
+    }
+  }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  if (!output_file.empty()) {
-    posix_spawn_file_actions_addopen(&actions, 1, output_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  if (out_fd >= 0) {
+    posix_spawn_file_actions_adddup2(&actions, out_fd, 1);
+    posix_spawn_file_actions_adddup2(&actions, out_fd, 2);
   }
   pid_t pid = 0;
   const int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
+  if (out_fd >= 0) ::close(out_fd);
   if (rc != 0) return -1;
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0) {
@@ -77,6 +90,13 @@ std::string safe_name(const std::string& s) {
   return out;
 }
 
+// Writes `text` to `path` through OutputFile; throws FileError.
+void write_file(const std::string& path, const std::string& text) {
+  OutputFile f(path);
+  f.write(text);
+  f.close();
+}
+
 }  // namespace
 
 PlotOutcome write_plots(const std::string& dir, const std::vector<ScenarioResult>& rows) {
@@ -102,6 +122,7 @@ PlotOutcome write_plots(const std::string& dir, const std::vector<ScenarioResult
   // If pngcairo is missing, the plain png terminal is the fallback.
   std::ostringstream gp_png;
   std::vector<std::string> pngs;
+  std::vector<std::pair<std::string, std::string>> files;  // plot data: path, contents (written before gnuplot runs)
   std::vector<std::pair<std::string, std::string>> cdf_files;  // label, data file (cdf_all)
   bool have_paper_rows = false;
   for (const auto& r : rows) have_paper_rows = have_paper_rows || r.series == "paper-scenarios";
@@ -111,9 +132,10 @@ PlotOutcome write_plots(const std::string& dir, const std::vector<ScenarioResult
     std::sort(sorted.begin(), sorted.end());
     const std::string name = safe_name(r.name);
     const fs::path f = data / ("cdf_" + name + ".dat");
-    std::ofstream out(f);
+    std::ostringstream out;
     out << "# half-RTT latency (us)  cumulative fraction\n";
     for (const auto& [v, p] : cdf_points(sorted)) out << v << ' ' << p << "\n";
+    files.emplace_back(f.string(), out.str());
     const std::string label = r.paper_id.empty() ? r.name : r.paper_id + " " + r.name;
     // cdf_all shows the paper's scenarios when there are any (else every row).
     if (!have_paper_rows || r.series == "paper-scenarios") cdf_files.emplace_back(label, f.string());
@@ -121,7 +143,7 @@ PlotOutcome write_plots(const std::string& dir, const std::vector<ScenarioResult
     gp << "set output " << gp_quote(png) << "\n"
        << "set title " << gp_quote("Latency CDF: " + label + " (half RTT, N=" + std::to_string(r.subscribers) +
                                    ", " + std::to_string(r.latency.count) + " samples, measured)")
-       << "\nset xlabel 'latency (us, real time)'\nset ylabel 'fraction of iterations'\nset yrange [0:1]\n"
+       << "\nset xlabel " << gp_quote("latency (us, " + timing_model_text(r.timing_model) + ")") << "\nset ylabel 'fraction of iterations'\nset yrange [0:1]\n"
        << "plot " << gp_quote(f.string()) << " using 1:2 with steps lw 2 title " << gp_quote(label) << "\n";
     pngs.push_back(png);
   }
@@ -153,7 +175,7 @@ PlotOutcome write_plots(const std::string& dir, const std::vector<ScenarioResult
       std::sort(list.begin(), list.end(),
                 [](const ScenarioResult* a, const ScenarioResult* b) { return a->subscribers < b->subscribers; });
       const fs::path f = data / ("group_" + safe_name(key) + ".dat");
-      std::ofstream out(f);
+      std::ostringstream out;
       // Latency to the last receiver: the one-way figure (notify -> the latest
       // subscriber's event handler), as the group-size goal judges it.
       out << "# subscribers  one_way_mean_us  one_way_p99_us  serial_one_way_mean_us  serial_one_way_p99_us "
@@ -165,13 +187,14 @@ PlotOutcome write_plots(const std::string& dir, const std::vector<ScenarioResult
             << (r->serial_one_way ? std::to_string(r->serial_one_way->p99) : std::string("NaN")) << "\n";
       }
       if (list.front()->serial_one_way) any_serial = true;
+      files.emplace_back(f.string(), out.str());
       series.emplace_back(key, f.string());
     }
     const std::string png = (base / "group_size.png").string();
     gp << "set output " << gp_quote(png)
        << "\nset title 'Latency to the last receiver against multicast group size (one way; "
        << (any_serial ? "parallel-ECU model, serial one-thread dotted" : "one process per node") << ")'\n"
-       << "set xlabel 'subscribers N'\nset ylabel 'latency (us, real time, log scale)'\nset autoscale y\n"
+       << "set xlabel 'subscribers N'\nset ylabel 'latency to the last receiver (us, log scale)'\nset autoscale y\n"
        << "set logscale x 2\nset logscale y\nset key top left\nplot ";
     for (std::size_t i = 0; i < series.size(); ++i) {
       gp << (i ? ", " : "") << gp_quote(series[i].second) << " using 1:2 with linespoints lw 2 title "
@@ -190,9 +213,12 @@ PlotOutcome write_plots(const std::string& dir, const std::vector<ScenarioResult
     return outcome;
   }
   const fs::path script = base / "plots.gp";
-  {
-    std::ofstream out(script);
-    out << gp.str();
+  try {
+    for (const auto& [path, text] : files) write_file(path, text);
+    write_file(script.string(), gp.str());
+  } catch (const FileError& e) {
+    outcome.message = std::string("cannot write ") + e.what();
+    return outcome;
   }
   const fs::path log = base / "plot-data" / "gnuplot.log";
   int rc = run_program({*gnuplot, script.string()}, log.string());
@@ -201,7 +227,12 @@ PlotOutcome write_plots(const std::string& dir, const std::vector<ScenarioResult
     std::string s = gp.str();
     const std::string from = "set terminal pngcairo size 900,600 noenhanced font ',10'";
     if (auto pos = s.find(from); pos != std::string::npos) s.replace(pos, from.size(), "set terminal png size 900,600");
-    std::ofstream(script) << s;
+    try {
+      write_file(script.string(), s);
+    } catch (const FileError& e) {
+      outcome.message = std::string("cannot write ") + e.what();
+      return outcome;
+    }
     rc = run_program({*gnuplot, script.string()}, log.string());
   }
   for (const auto& p : pngs) {

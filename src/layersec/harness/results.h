@@ -1,21 +1,25 @@
-// Scenario results and their writers: results.json, results.csv, report.md.
+// Result rows: the third stage of the harness pipeline (docs/harness.md,
+// "One pipeline"). Runners (sim_runner.h, netns_scenarios.h, the DTLS
+// fan-out through dtls_fanout_rows.h) make ScenarioResult rows; the
+// functions here only complete them (baselines from rows of the same run,
+// the group-size goal); the writers (results_json.h, results_csv.h,
+// results_table.h, results_markdown.h, plots.h, results_output.h) print
+// and store them.
 //
 // One row per measured scenario, the same layout for `layersec demo` and
-// `layersec bench scenarios` (and for rows other tools add, e.g. a DTLS
-// fan-out baseline: fill a ScenarioResult and append it). Latency figures are
-// microseconds of real time measured on CLOCK_MONOTONIC, combined as the row's
-// timing_model says (parallel-ecus or serial-one-thread; docs/harness.md);
-// paper figures are the seed paper's published milliseconds, converted to
-// microseconds only where a ratio needs them, and always labelled "paper".
+// `layersec bench scenarios`. Latency figures are microseconds built from
+// work timed on CLOCK_MONOTONIC, combined as the row's timing_model says
+// (parallel-ecus: the model's critical-path time; serial-one-thread: elapsed
+// time on the one measuring thread; real-threads: elapsed time;
+// docs/harness.md). Paper figures are the seed paper's published
+// milliseconds, converted only where a ratio needs them, always labelled
+// "paper".
 #pragma once
 
 #include <cstdint>
 #include <optional>
-#include <ostream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "layersec/harness/stats.h"
 
@@ -52,8 +56,11 @@ struct ScenarioResult {
   // model (the testbed measures both in one run).
   std::optional<Summary> serial_latency;
   std::optional<Summary> serial_one_way;
-  double secoc_path_us = 0;        // SecOC protect + verify time per iteration, us (mean), all nodes
-  double secoc_path_p50_us = 0;    // its median (robust against a preempted sample)
+  // SecOC protect + verify time per iteration (one round trip: 1 + 3N calls
+  // in the sim), us, summed over all nodes: mean and median (the median is
+  // robust against a preempted sample).
+  double secoc_path_us = 0;
+  double secoc_path_p50_us = 0;
   std::uint64_t secoc_ops_per_iteration = 0;
   double cpu_us_per_iteration = 0; // thread CPU inside the measured windows / iterations
   double cpu_pct = 0;              // cpu_us_per_iteration / pacing, % of one core
@@ -70,16 +77,6 @@ struct ScenarioResult {
   std::string notes;
 };
 
-// Fills baseline_* and ratio_* of every row from the row named `baseline`
-// per delivery mode: rows whose delivery is "unicast" use `unicast_baseline`,
-// "multicast" ones `multicast_baseline` (names of rows in `rows`).
-// Adds a latency summary to a result row under the shared key names:
-// completed, mean_us, stddev_us, min_us, p50_us, p95_us, p99_us, max_us.
-void add_latency_fields(nlohmann::json& row, const Summary& s);
-
-void apply_baselines(std::vector<ScenarioResult>& rows, const std::string& unicast_baseline,
-                     const std::string& multicast_baseline);
-
 // Facts about the run printed with the results.
 struct RunInfo {
   std::string command;      // "demo" / "bench scenarios"
@@ -93,19 +90,33 @@ struct RunInfo {
   std::vector<std::string> notes;
 };
 
+// What a latency under `timing_model` is, in a few words for labels:
+// "critical-path time of the parallel-ECU model" (kParallelEcus), "elapsed
+// time on one thread" (kSerialOneThread), "elapsed time, <model>" (others,
+// e.g. real-threads), "timing model unstated" (empty).
+[[nodiscard]] std::string timing_model_text(const std::string& timing_model);
+
 // A RunInfo for a run starting now: command, seed and iterations as given,
 // build_type of this binary, started_utc ("2026-11-30T08:00:00Z") and host.
 [[nodiscard]] RunInfo start_run_info(std::string command, std::uint64_t seed, int iterations);
 
-// The paper's figures for one row (object with "source"), or null.
-[[nodiscard]] nlohmann::json paper_json(const ScenarioResult& r);
-[[nodiscard]] nlohmann::json to_json(const ScenarioResult& r, bool with_samples = false);
-// {"run": {...}, "scenarios": [...], "establishment": [...]}
-[[nodiscard]] nlohmann::json results_json(const RunInfo& info, const std::vector<ScenarioResult>& rows);
+// --- baselines: every secured figure beside the unsecured one of the same run ---
 
-// CSV: header line then one line per row (fields quoted where needed).
-void write_csv(std::ostream& out, const std::vector<ScenarioResult>& rows);
-[[nodiscard]] std::string csv_header();
+// Fills baseline_* and ratio_* of every row from the row named
+// `unicast_baseline` (rows whose delivery is "unicast") or
+// `multicast_baseline` ("multicast"); a baseline row gets ratio 1. Rows
+// without completed iterations, or a missing baseline, are left alone.
+void apply_baselines(std::vector<ScenarioResult>& rows, const std::string& unicast_baseline,
+                     const std::string& multicast_baseline);
+// Group-size rows (series "group-size"): each secured row against the
+// unsecured row of the same N; the unsecured rows get ratio 1.
+void apply_group_size_baselines(std::vector<ScenarioResult>& rows);
+// Sweep rows: each row against the unsecured row of the same series, payload
+// and N (background-load rows: also the same load, by the name's
+// "load-<rate>mbps" prefix).
+void apply_sweep_baselines(std::vector<ScenarioResult>& rows);
+
+// --- the group-size goal ---------------------------------------------------------
 
 // The goal "group-keyed latency at N = max within 1.2x of N = 2" evaluated
 // on the group-size rows (series "group-size", security "hybrid"), one entry
@@ -129,16 +140,10 @@ struct GroupGoal {
   bool met = false;
 };
 [[nodiscard]] std::vector<GroupGoal> group_size_goals(const std::vector<ScenarioResult>& rows);
-// One line per goal, e.g. "goal: hybrid psk multicast (group key), N=64 vs
-// N=2, parallel-ecus: mean x1.04, p50 x1.02, p99 x1.10 -> met (...)"; beside
-// it, where the rows exist, the DTLS fan-out's growth over the same N range.
-// Empty when no group-size rows qualify.
+// One line per goal, e.g. "goal: group-keyed latency at N=64 within 1.2x of
+// N=2 (...): mean x1.04, p50 x1.02, p99 x1.10 -> MET (...)" (or "-> NOT
+// MET"); beside it, where the rows exist, the DTLS fan-out's growth over the
+// same N range. Empty when no group-size rows qualify.
 [[nodiscard]] std::vector<std::string> group_size_goal_lines(const std::vector<ScenarioResult>& rows);
-
-// Markdown report: method, one table of measured rows with the paper's
-// figures beside them, the establishment table, the goals and the notes.
-void write_markdown(std::ostream& out, const RunInfo& info, const std::vector<ScenarioResult>& rows);
-// The same tables in plain text for the terminal.
-void write_text_table(std::ostream& out, const std::vector<ScenarioResult>& rows);
 
 }  // namespace layersec::harness

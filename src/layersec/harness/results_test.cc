@@ -7,9 +7,14 @@
 #include <fstream>
 #include <sstream>
 
-#include "layersec/harness/demo.h"
+#include "layersec/base/file.h"
 #include "layersec/harness/paper.h"
 #include "layersec/harness/plots.h"
+#include "layersec/harness/results_csv.h"
+#include "layersec/harness/results_json.h"
+#include "layersec/harness/results_markdown.h"
+#include "layersec/harness/results_output.h"
+#include "layersec/harness/results_table.h"
 
 namespace layersec::harness {
 namespace {
@@ -227,28 +232,81 @@ TEST(HarnessResultsTest, ResultsFolderHoldsJsonCsvReportAndSamples) {
   fs::remove_all(dir);
 }
 
-TEST(HarnessResultsTest, NetnsTopologyIsRefusedClearly) {
-  BenchScenarioOptions o;
-  o.topology = "netns";
+TEST(HarnessResultsTest, ResultsFolderRefusesASymlinkAndSaysWhere) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("layersec-results-link-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path victim = dir / "victim.txt";
+  { std::ofstream(victim) << "precious\n"; }
+  fs::create_symlink(victim, dir / "results.csv");
+  auto rows = sample_rows();
   std::ostringstream out, err;
-  EXPECT_NE(run_bench_scenarios(o, out, err), 0);
-  EXPECT_NE(err.str().find("not implemented in this build"), std::string::npos);
+  EXPECT_FALSE(write_results_folder(dir.string(), RunInfo{}, rows, /*plots=*/false, out, err));
+  EXPECT_NE(err.str().find((dir / "results.csv").string() + ": is a symbolic link"), std::string::npos) << err.str();
+  std::ifstream in(victim);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "precious");  // not followed, not truncated
+  // The other files are still written.
+  EXPECT_TRUE(fs::exists(dir / "results.json"));
+  EXPECT_TRUE(fs::exists(dir / "report.md"));
+  fs::remove_all(dir);
 }
 
-TEST(HarnessResultsTest, BenchSpecsCoverTheSweeps) {
-  BenchScenarioOptions o;
-  const auto specs = bench_scenario_specs(o);
-  bool tp = false, n64 = false, load = false, p1400 = false;
-  for (const auto& s : specs) {
-    tp = tp || s.series == "someip-tp";
-    n64 = n64 || (s.testbed.subscribers == 64 && s.testbed.keys == KeyDistribution::kGroupModeB);
-    load = load || s.testbed.background_mbps > 0;
-    p1400 = p1400 || s.testbed.payload_bytes == 1400;
-  }
-  EXPECT_TRUE(tp);
-  EXPECT_TRUE(n64);
-  EXPECT_TRUE(load);
-  EXPECT_TRUE(p1400);
+TEST(HarnessResultsTest, WriteResultsWritesTheJsonFileAndReportsFailures) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("layersec-results-json-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  auto rows = sample_rows();
+  RunInfo info;
+  info.command = "bench scenarios";
+  std::ostringstream out, err;
+  ResultsOutput to;
+  to.json_path = (dir / "rows.json").string();
+  ASSERT_TRUE(write_results(to, info, rows, out, err)) << err.str();
+  EXPECT_NE(out.str().find("json: " + to.json_path), std::string::npos);
+  EXPECT_FALSE(fs::exists(dir / "results.csv"));  // no folder asked for
+  std::ifstream in(to.json_path);
+  EXPECT_EQ(nlohmann::json::parse(in)["run"]["command"], "bench scenarios");
+  // A directory where the file should be: refused, with the path.
+  to.json_path = dir.string();
+  std::ostringstream out2, err2;
+  EXPECT_FALSE(write_results(to, info, rows, out2, err2));
+  EXPECT_NE(err2.str().find(dir.string() + ": "), std::string::npos) << err2.str();
+  EXPECT_EQ(out2.str().find("json:"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST(HarnessResultsTest, FiguresAreNamedForTheirTimingModel) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("layersec-results-model-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  auto rows = sample_rows();
+  rows[0].timing_model = kParallelEcus;
+  rows[1].timing_model = kSerialOneThread;
+  EXPECT_EQ(timing_model_text(kParallelEcus), "critical-path time of the parallel-ECU model");
+  EXPECT_EQ(timing_model_text(kSerialOneThread), "elapsed time on one thread");
+  EXPECT_EQ(timing_model_text("real-threads"), "elapsed time, real-threads");
+  EXPECT_EQ(timing_model_text(""), "timing model unstated");
+  std::ostringstream out, err;
+  ASSERT_TRUE(write_results_folder(dir.string(), RunInfo{}, rows, /*plots=*/false, out, err)) << err.str();
+  auto first_line = [&](const std::string& name) {
+    std::ifstream in(dir / "samples" / (name + ".txt"));
+    std::string line;
+    std::getline(in, line);
+    return line;
+  };
+  EXPECT_NE(first_line(rows[0].name).find("critical-path time of the parallel-ECU model"), std::string::npos);
+  EXPECT_NE(first_line(rows[1].name).find("elapsed time on one thread"), std::string::npos);
+  std::ostringstream md;
+  write_markdown(md, RunInfo{}, rows);
+  EXPECT_EQ(md.str().find("real time"), std::string::npos);
+  EXPECT_NE(md.str().find("the model's critical-path time"), std::string::npos);
+  const auto j = results_json(RunInfo{}, rows);
+  EXPECT_EQ(j["run"]["units"].get<std::string>().find("real time"), std::string::npos);
+  fs::remove_all(dir);
 }
 
 }  // namespace

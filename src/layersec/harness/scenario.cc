@@ -1,27 +1,39 @@
 #include "layersec/harness/scenario.h"
 
 #include <algorithm>
-#include <stdexcept>
-
-#include "layersec/harness/stats.h"
+#include <tuple>
+#include <utility>
 
 namespace layersec::harness {
 
 namespace {
 
-ScenarioSpec make_spec(std::string name, std::string series, std::string paper_id, std::string label,
-                       Security security, KeyDistribution keys, int subscribers, bool multicast, int iterations,
-                       std::uint64_t seed, std::size_t payload) {
+// What distinguishes one spec from another; everything else keeps the
+// ScenarioSpec / TestbedOptions defaults.
+struct SpecParams {
+  std::string name;
+  std::string series;
+  std::string paper_id;
+  std::string label;
+  Security security = Security::kNone;
+  KeyDistribution keys = KeyDistribution::kNone;
+  int subscribers = 1;
+  bool multicast = false;
+  std::size_t payload = 64;
+};
+
+// The one spec builder of every set below.
+ScenarioSpec make_spec(SpecParams p, int iterations, std::uint64_t seed) {
   ScenarioSpec s;
-  s.name = std::move(name);
-  s.series = std::move(series);
-  s.paper_id = std::move(paper_id);
-  s.label = std::move(label);
-  s.testbed.security = security;
-  s.testbed.keys = keys;
-  s.testbed.subscribers = subscribers;
-  s.testbed.multicast = multicast;
-  s.testbed.payload_bytes = payload;
+  s.name = std::move(p.name);
+  s.series = std::move(p.series);
+  s.paper_id = std::move(p.paper_id);
+  s.label = std::move(p.label);
+  s.testbed.security = p.security;
+  s.testbed.keys = p.keys;
+  s.testbed.subscribers = p.subscribers;
+  s.testbed.multicast = p.multicast;
+  s.testbed.payload_bytes = p.payload;
   s.testbed.seed = seed;
   s.iterations = iterations;
   return s;
@@ -44,12 +56,13 @@ std::vector<ScenarioSpec> paper_scenario_specs(int iterations, std::uint64_t see
   std::vector<ScenarioSpec> out;
   std::uint64_t k = 0;
   for (const auto& r : paper_configurations()) {
-    for (int multicast = 0; multicast < 2; ++multicast) {
+    for (const bool multicast : {false, true}) {
       const std::string suffix = multicast ? "multicast" : "unicast";
-      out.push_back(make_spec(std::string(r.name) + "-" + suffix, "paper-scenarios",
-                              std::string(r.id) + (multicast ? "-B" : "-A"),
-                              std::string(r.label) + (multicast ? " Multicast" : " Unicast"), r.security, r.keys,
-                              multicast ? 2 : 1, multicast != 0, iterations, seed + (k++), payload_bytes));
+      out.push_back(make_spec({std::string(r.name) + "-" + suffix, "paper-scenarios",
+                               std::string(r.id) + (multicast ? "-B" : "-A"),
+                               std::string(r.label) + (multicast ? " Multicast" : " Unicast"), r.security, r.keys,
+                               multicast ? 2 : 1, multicast, payload_bytes},
+                              iterations, seed + (k++)));
     }
   }
   return out;
@@ -60,121 +73,83 @@ std::vector<ScenarioSpec> group_size_specs(const std::vector<int>& sizes, int it
   std::vector<ScenarioSpec> out;
   std::uint64_t k = 100;
   for (int n : sizes) {
-    out.push_back(make_spec("group-hybrid-psk-n" + std::to_string(n), "group-size", "",
-                            "Hybrid-PSK multicast, N=" + std::to_string(n), Security::kHybrid, KeyDistribution::kPsk,
-                            n, true, iterations, seed + (k++), 64));
+    const std::string ns = std::to_string(n);
+    out.push_back(make_spec({"group-hybrid-psk-n" + ns, "group-size", "", "Hybrid-PSK multicast, N=" + ns,
+                             Security::kHybrid, KeyDistribution::kPsk, n, true, 64},
+                            iterations, seed + (k++)));
     if (!hybrid_only) {
-      out.push_back(make_spec("group-unsecured-n" + std::to_string(n), "group-size", "",
-                              "Unsecured multicast, N=" + std::to_string(n), Security::kNone, KeyDistribution::kNone,
-                              n, true, iterations, seed + (k++), 64));
+      out.push_back(make_spec({"group-unsecured-n" + ns, "group-size", "", "Unsecured multicast, N=" + ns,
+                               Security::kNone, KeyDistribution::kNone, n, true, 64},
+                              iterations, seed + (k++)));
     }
   }
   return out;
 }
 
-std::string measurement_method() {
-  return "Every node (publisher, subscribers) is a real layersec SOME/IP runtime with its real SecOC engine and "
-         "MACsec SecYs, exchanging real Ethernet/IPv4/UDP frames through the in-process simulated switch "
-         "(net::Simulator, deterministic given the seed). Each iteration is a closed loop with one message in "
-         "flight: the publisher notifies a 64-byte event (unicast to one subscriber, or once to the eventgroup's "
-         "multicast group for two or more), each subscriber echoes it back as a fire-and-forget request on its own "
-         "method, and the iteration ends when the publisher's handler has taken the last answer. The simulator "
-         "runs on the measuring thread, step by step, and the real time (CLOCK_MONOTONIC) of every piece of work "
-         "is measured: serialise, SecOC protect, MACsec protect, frame build, switch, MACsec validate, parse, "
-         "SecOC verify, dispatch, answer. Timing model parallel-ecus (the reported latency): each piece is "
-         "attributed to the CPU that would do it in a vehicle (one per node, one per switch port engine); a piece "
-         "starts when its input is ready and its CPU is free, so the latency is the causal critical path of "
-         "measured work and independent receivers overlap as separate ECUs would. Model serial-one-thread (kept "
-         "beside it as serial_one_thread / serial p99): the elapsed time from the notify() call to the last "
-         "answer with every node's work done one after the other on the one thread, as if the network shared one "
-         "CPU; it grows with every receiver's work. Latency is half the round trip (the paper's method); one-way "
-         "is notify() to the last subscriber's event callback. Simulated link delays (propagation, serialisation) "
-         "advance only simulated time and are in neither figure. Iterations are paced 50 ms apart in simulated "
-         "time (the paper's pacing; every simulated CPU is idle at the start of an iteration); SD and other "
-         "timers run between iterations, outside the measured windows. SecOC path = the time inside SecOC "
-         "protect + verify during the iteration, timed where the runtimes call the engines and summed over all "
-         "nodes (1 + 3N calls). CPU = thread CPU time inside the measured windows per iteration (all nodes), as a "
-         "share of one core at the paper's 50 ms pacing. RSS = peak resident set of the whole process during the "
-         "scenario (Linux VmHWM, reset per scenario). Key establishment (Mode B, RSA-2048 OAEP with X.509 "
-         "certificates, over SOME/IP on the same segment) is the wall time from the first KeyRequest to the last "
-         "accepted KeyConfirm, once, before the loop; it is not averaged into the latency.";
+std::vector<ScenarioSpec> bench_scenario_specs(const BenchScenarioOptions& o) {
+  std::vector<ScenarioSpec> specs;
+  std::uint64_t k = 0;
+  auto add = [&](SpecParams p) -> ScenarioSpec& {
+    specs.push_back(make_spec(std::move(p), o.iterations, o.seed + 10 * (k++)));
+    return specs.back();
+  };
+  std::vector<std::size_t> payloads = o.payloads;
+  if (payloads.empty())
+    payloads = o.quick ? std::vector<std::size_t>{64, 1400} : std::vector<std::size_t>{64, 256, 512, 1024, 1400};
+  std::vector<int> groups = o.group_sizes;
+  if (groups.empty()) groups = o.quick ? std::vector<int>{2, 8} : std::vector<int>{2, 4, 8, 16, 32, 64};
+  std::vector<double> loads = o.load_mbps;
+  if (loads.empty()) loads = o.quick ? std::vector<double>{0, 200} : std::vector<double>{0, 100, 400};
+  using Config = std::tuple<Security, KeyDistribution, const char*>;
+  const Config unsecured{Security::kNone, KeyDistribution::kNone, "unsecured"};
+  const Config secoc{Security::kSecoc, KeyDistribution::kPsk, "secoc-psk"};
+  const Config hybrid{Security::kHybrid, KeyDistribution::kPsk, "hybrid-psk"};
+
+  // Payload sweep (unicast): unsecured, SecOC and hybrid at each size.
+  for (std::size_t p : payloads) {
+    const std::string ps = std::to_string(p);
+    add({"payload-" + ps + "-unsecured", "payload", "", "unsecured, " + ps + " B", Security::kNone,
+         KeyDistribution::kNone, 1, false, p});
+    add({"payload-" + ps + "-secoc-psk", "payload", "", "SecOC-PSK, " + ps + " B", Security::kSecoc,
+         KeyDistribution::kPsk, 1, false, p});
+    add({"payload-" + ps + "-hybrid-psk", "payload", "", "Hybrid-PSK, " + ps + " B", Security::kHybrid,
+         KeyDistribution::kPsk, 1, false, p});
+  }
+  // SOME/IP-TP: 64 KiB events, segmented by the runtime, reassembled by the subscriber.
+  if (o.tp) {
+    const std::size_t tp = 65536 - 256;  // leaves room for the SecOC trailer within the runtime's limit
+    for (const auto& [sec, keys, nm] : {unsecured, secoc, hybrid}) {
+      add({std::string("tp-64k-") + nm, "someip-tp", "", std::string("SOME/IP-TP 64 KiB, ") + nm, sec, keys, 1,
+           false, tp})
+          .iterations = std::max(1, o.iterations / 4);
+    }
+  }
+  // Group sizes with a group key distributed by Mode B (kex::GroupKeyManager).
+  for (int n : groups) {
+    const std::string ns = std::to_string(n);
+    add({"group-n" + ns + "-unsecured", "group-size", "", "unsecured multicast, N=" + ns, Security::kNone,
+         KeyDistribution::kNone, n, true, 64});
+    add({"group-n" + ns + "-hybrid-group", "group-size", "", "hybrid, group key, N=" + ns, Security::kHybrid,
+         KeyDistribution::kGroupModeB, n, true, 64});
+  }
+  // Background best-effort load towards every subscriber.
+  for (double l : loads) {
+    if (l <= 0) continue;
+    const std::string ls = std::to_string(static_cast<int>(l));
+    for (const auto& [sec, keys, nm] : {unsecured, hybrid}) {
+      add({"load-" + ls + "mbps-" + nm, "background-load", "",
+           std::string(nm) + ", multicast N=2, " + ls + " Mb/s best-effort load per subscriber", sec, keys, 2, true,
+           64})
+          .testbed.background_mbps = l;
+    }
+  }
+  return specs;
 }
 
-ScenarioResult run_scenario(const ScenarioSpec& spec, const std::shared_ptr<const Credentials>& credentials,
-                            const Progress& progress) {
-  ResourceSampler sampler;  // resets the peak RSS for this scenario
-  ScenarioResult r;
-  r.name = spec.name;
-  r.series = spec.series;
-  r.paper_id = spec.paper_id;
-  r.label = spec.label;
-  r.topology = "sim";
-  r.security = to_string(spec.testbed.security);
-  r.key_distribution = to_string(spec.testbed.keys);
-  r.delivery = spec.testbed.multicast ? "multicast" : "unicast";
-  r.subscribers = spec.testbed.subscribers;
-  r.payload_bytes = spec.testbed.payload_bytes;
-  r.iterations = spec.iterations;
-  r.pacing_ms = spec.pacing.ms();
-
-  Testbed bed(spec.testbed, credentials);
-  bed.start();
-  if (auto e = bed.establishment_ns()) r.establishment_ms = static_cast<double>(*e) / 1e6;
-
-  std::uint32_t seq = 1;
-  for (int i = 0; i < spec.warmup; ++i) {
-    bed.idle(spec.pacing);
-    (void)bed.run_iteration(seq++, spec.timeout);
-  }
-  const std::uint64_t rejections_before = bed.security_rejections();
-  const std::uint64_t frames_before = bed.frames_on_wire();
-  std::vector<double> half_rtt, one_way, serial_half_rtt, serial_one_way, secoc_path;
-  for (auto* v : {&half_rtt, &one_way, &serial_half_rtt, &serial_one_way, &secoc_path})
-    v->reserve(static_cast<std::size_t>(spec.iterations));
-  std::uint64_t secoc_ops = 0;
-  bool secoc_ops_vary = false;
-  for (int i = 0; i < spec.iterations; ++i) {
-    bed.idle(spec.pacing);
-    sampler.start();
-    const IterationSample s = bed.run_iteration(seq++, spec.timeout);
-    sampler.stop();
-    if (s.completed) {
-      half_rtt.push_back(static_cast<double>(s.model_round_trip_ns) / 2e3);
-      one_way.push_back(static_cast<double>(s.model_one_way_ns) / 1e3);
-      serial_half_rtt.push_back(static_cast<double>(s.round_trip_ns) / 2e3);
-      serial_one_way.push_back(static_cast<double>(s.one_way_ns) / 1e3);
-      secoc_path.push_back(static_cast<double>(s.secoc_ns) / 1e3);
-      if (secoc_path.size() > 1 && s.secoc_ops != secoc_ops) secoc_ops_vary = true;
-      secoc_ops = std::max(secoc_ops, s.secoc_ops);
-    } else {
-      ++r.timeouts;
-    }
-    if (progress && ((i + 1) % 50 == 0 || i + 1 == spec.iterations)) progress(spec, i + 1, spec.iterations);
-  }
-  r.security_rejections = bed.security_rejections() - rejections_before;
-  r.frames_on_wire = bed.frames_on_wire() - frames_before;
-  r.timing_model = kParallelEcus;
-  r.latency = summarize(half_rtt);
-  r.one_way = summarize(one_way);
-  r.samples_us = std::move(half_rtt);
-  r.serial_latency = summarize(serial_half_rtt);
-  r.serial_one_way = summarize(serial_one_way);
-  if (!r.samples_us.empty()) {
-    r.cpu_us_per_iteration = static_cast<double>(sampler.cpu_ns()) / 1e3 / static_cast<double>(spec.iterations);
-    r.cpu_pct = r.cpu_us_per_iteration / (spec.pacing.us()) * 100.0;
-  }
-  if (spec.testbed.security != Security::kNone && !secoc_path.empty()) {
-    const Summary ps = summarize(secoc_path);
-    r.secoc_path_us = ps.mean;
-    r.secoc_path_p50_us = ps.p50;
-    r.secoc_ops_per_iteration = secoc_ops;
-    if (secoc_ops_vary) r.notes += "SecOC calls per iteration varied (the largest is reported); ";
-  }
-  r.rss_kib = sampler.peak_rss_kib();
-  if (!sampler.peak_reset_ok()) r.notes += "peak RSS is process-wide (clear_refs refused); ";
-  if (r.timeouts) r.notes += std::to_string(r.timeouts) + " iterations timed out; ";
-  if (r.security_rejections) r.notes += std::to_string(r.security_rejections) + " security drops during the loop; ";
-  return r;
+int max_subscribers(const std::vector<ScenarioSpec>& specs) {
+  int n = 2;
+  for (const auto& s : specs) n = std::max(n, s.testbed.subscribers);
+  return n;
 }
 
 }  // namespace layersec::harness

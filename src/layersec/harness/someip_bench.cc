@@ -1,7 +1,5 @@
 #include "layersec/harness/someip_bench.h"
 
-#include "layersec/harness/results.h"
-
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/resource.h>
@@ -746,36 +744,6 @@ std::vector<SomeipBenchRow> measure_someip_rows(SomeipBed& bed, const std::vecto
 SomeipBenchRow measure_someip_row(SomeipBed& bed, const std::string& name, const std::string& topology,
                                   const SomeipBenchOptions& o) {
   return measure_someip_rows(bed, {name}, topology, o, 1).front();
-}
-
-nlohmann::json to_json(const SomeipBenchRow& r) {
-  nlohmann::json j = {
-      {"name", r.name},
-      {"topology", r.topology},
-      {"measure", r.measure},
-      {"iterations", r.iterations},
-      {"payload_bytes", r.payload_bytes},
-      {"msgs_per_s", r.msgs_per_s},
-      {"cpu_pct", r.cpu_pct},
-      {"timeouts", r.timeouts},
-      {"secoc_protected", r.secoc_protected},
-      {"secoc_verified", r.secoc_verified},
-      {"secoc_rejected", r.secoc_rejected},
-      {"baseline", r.baseline},
-      {"baseline_mean_us", r.baseline_mean_us},
-      {"baseline_p50_us", r.baseline_p50_us},
-      {"baseline_p99_us", r.baseline_p99_us},
-      {"ratio_mean", r.ratio_mean},
-      {"ratio_p50", r.ratio_p50},
-      {"ratio_p99", r.ratio_p99},
-  };
-  add_latency_fields(j, r.latency);
-  return j;
-}
-
-nlohmann::json to_json(const SomeipGoal& g) {
-  return {{"topology", g.topology}, {"what", g.what},       {"limit", g.limit},     {"ratio_p50", g.ratio_p50},
-          {"ratio_p99", g.ratio_p99}, {"met_p50", g.met_p50}, {"met_p99", g.met_p99}};
 }
 
 SomeipBenchReport run_someip_bench(const SomeipBenchOptions& o) {

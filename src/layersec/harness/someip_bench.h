@@ -44,8 +44,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "layersec/base/bytes.h"
 #include "layersec/base/time.h"
 #include "layersec/harness/stats.h"
@@ -174,7 +172,6 @@ struct SomeipBenchRow {
   double ratio_p50 = 0;
   double ratio_p99 = 0;
 };
-nlohmann::json to_json(const SomeipBenchRow& row);
 
 // The goals, judged on this run's medians and p99s.
 struct SomeipGoal {
@@ -186,7 +183,6 @@ struct SomeipGoal {
   bool met_p50 = false;
   bool met_p99 = false;
 };
-nlohmann::json to_json(const SomeipGoal& goal);
 
 struct SomeipBenchReport {
   std::vector<SomeipBenchRow> rows;

@@ -1,12 +1,14 @@
 #include "layersec/harness/someip_bench.h"
 
 #include <cstdint>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "layersec/harness/dtls_fanout.h"
+#include "layersec/harness/someip_bench_report.h"
 #include "layersec/net/netns.h"
 #include "layersec/net/sim.h"
 #include "layersec/net/sim_attack.h"
@@ -106,6 +108,16 @@ TEST(SomeipBench, SimReportHasEveryRowBaselineAndGoal) {
   EXPECT_DOUBLE_EQ(rep.goals[0].limit, 1.3);
   EXPECT_DOUBLE_EQ(rep.goals[1].limit, 1.1);
   EXPECT_EQ(rep.goals[1].met_p50, rep.rows[2].ratio_p50 <= 1.1);
+  // The writers: the --json document and the terminal report.
+  const auto doc = someip_bench_json(rep);
+  EXPECT_EQ(doc["rows"].size(), 5u);
+  EXPECT_EQ(doc["goals"].size(), 2u);
+  EXPECT_EQ(doc["reference"]["vsomeip_rtt_p50_us"], 204);
+  EXPECT_EQ(doc["goals"][1]["what"], "rr-secoc / rr-unsecured");
+  std::ostringstream text;
+  write_someip_bench_report(text, rep);
+  EXPECT_NE(text.str().find("goals (issue 4):"), std::string::npos);
+  for (const char* n : names) EXPECT_NE(text.str().find(std::string("sim      ") + n), std::string::npos) << n;
 }
 
 TEST(SomeipNetnsBed, SecuredExchangesVerifyAcrossNamespaces) {

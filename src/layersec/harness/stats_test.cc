@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <vector>
 
 namespace layersec::harness {
@@ -68,17 +69,34 @@ TEST(HarnessStatsTest, CdfPointsAreMonotonicAndEndAtOne) {
   EXPECT_NEAR(all[0].second, 1.0 / 3, 1e-12);
 }
 
+// Spins on this thread until `ns` of monotonic time have passed.
+void spin_for(std::int64_t ns) {
+  const std::int64_t until = monotonic_ns() + ns;
+  volatile double x = 0;
+  while (monotonic_ns() < until) x = x + 1;
+}
+
 TEST(HarnessStatsTest, ResourceSamplerAccumulatesWindows) {
+  constexpr std::int64_t kWindow = 2'000'000;  // 2 ms of spinning per window
   ResourceSampler s;
   for (int i = 0; i < 3; ++i) {
     s.start();
-    volatile double x = 0;
-    for (int j = 0; j < 1000; ++j) x = x + j;
+    spin_for(kWindow);
     s.stop();
   }
   EXPECT_EQ(s.windows(), 3u);
-  EXPECT_GE(s.wall_ns(), 0);
-  EXPECT_GE(s.cpu_ns(), 0);
+  // Each window lasted at least its spin, so the sum holds all three ...
+  EXPECT_GE(s.wall_ns(), 3 * kWindow);
+  // ... and the thread was on a CPU for some of it, never longer than the
+  // windows themselves (the CPU clock is read inside the wall clock's reads).
+  EXPECT_GT(s.cpu_ns(), 0);
+  EXPECT_LE(s.cpu_ns(), s.wall_ns());
+  // Time outside the windows is not counted.
+  const std::int64_t wall = s.wall_ns();
+  const std::int64_t cpu = s.cpu_ns();
+  spin_for(kWindow);
+  EXPECT_EQ(s.wall_ns(), wall);
+  EXPECT_EQ(s.cpu_ns(), cpu);
   const auto m = memory_usage();
   ASSERT_TRUE(m.has_value());  // Linux /proc
   EXPECT_GT(m->rss_kib, 0u);

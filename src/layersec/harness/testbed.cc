@@ -298,7 +298,7 @@ Testbed::Testbed(TestbedOptions options, std::shared_ptr<const Credentials> cred
   pc.client_port = kClientPort;
   pc.sd_timing = timing;
   pc.max_message_size = max_message;
-  pc.time_secoc = true;
+  pc.cost_clock = &im.real_clock;  // SecOC call-site timing (RuntimeCounters::secoc_*_ns)
   someip::ServiceConfig svc;
   svc.service_id = kService;
   svc.instance_id = kInstance;
@@ -332,7 +332,7 @@ Testbed::Testbed(TestbedOptions options, std::shared_ptr<const Credentials> cred
     sc.client_port = kClientPort;
     sc.sd_timing = timing;
     sc.max_message_size = max_message;
-    sc.time_secoc = true;
+    sc.cost_clock = &im.real_clock;
     someip::ClientConfig cl;
     cl.service_id = kService;
     cl.instance_id = kInstance;

@@ -38,7 +38,7 @@
 //
 // The parallel figure is never larger than the serial one (each is built from
 // the same real-time measurements; see Simulator). SecOC time is measured
-// where the runtimes call the engines (RuntimeConfig::time_secoc), summed over
+// where the runtimes call the engines (RuntimeConfig::cost_clock), summed over
 // nodes per iteration.
 #pragma once
 

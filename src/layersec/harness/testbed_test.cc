@@ -7,7 +7,6 @@
 
 #include <gtest/gtest.h>
 
-#include "layersec/harness/scenario.h"
 #include "layersec/net/frame.h"
 #include "layersec/net/recorder.h"
 #include "layersec/net/sim_attack.h"
@@ -151,81 +150,6 @@ TEST(HarnessTestbedTest, RsaScenarioEstablishesItsKeyWithModeB) {
   EXPECT_EQ(bed.security_rejections(), 0u);
   // Without credentials a Mode B testbed is refused at construction.
   EXPECT_THROW(Testbed(options(Security::kSecoc, KeyDistribution::kRsaModeB), nullptr), std::invalid_argument);
-}
-
-TEST(HarnessTestbedTest, ScenarioRunnerFillsEveryField) {
-  ScenarioSpec spec;
-  spec.name = "hybrid-psk-multicast";
-  spec.series = "paper-scenarios";
-  spec.paper_id = "3a-B";
-  spec.testbed = options(Security::kHybrid, KeyDistribution::kPsk, 2, true);
-  spec.iterations = 12;
-  spec.warmup = 2;
-  const ScenarioResult r = run_scenario(spec, nullptr);
-  EXPECT_EQ(r.latency.count, 12u);
-  EXPECT_EQ(r.samples_us.size(), 12u);
-  EXPECT_EQ(r.timeouts, 0u);
-  EXPECT_EQ(r.security_rejections, 0u);
-  EXPECT_LE(r.latency.p50, r.latency.p99);
-  EXPECT_LE(r.latency.p99, r.latency.max);
-  EXPECT_GT(r.latency.min, 0.0);
-  EXPECT_EQ(r.one_way.count, 12u);
-  EXPECT_EQ(r.timing_model, "parallel-ecus");
-  ASSERT_TRUE(r.serial_latency.has_value());
-  ASSERT_TRUE(r.serial_one_way.has_value());
-  EXPECT_EQ(r.serial_latency->count, 12u);
-  // Per iteration model <= serial, so every order statistic too.
-  EXPECT_LE(r.latency.min, r.serial_latency->min);
-  EXPECT_LE(r.latency.p50, r.serial_latency->p50);
-  EXPECT_LE(r.latency.max, r.serial_latency->max);
-  EXPECT_LE(r.one_way.max, r.serial_one_way->max);
-  EXPECT_EQ(r.secoc_ops_per_iteration, 7u);
-  EXPECT_GT(r.secoc_path_us, 0.0);
-  EXPECT_GT(r.secoc_path_p50_us, 0.0);
-  EXPECT_GT(r.rss_kib, 0u);
-  EXPECT_GE(r.frames_on_wire, 12u * 3u);  // at least the event and 2 answers per iteration
-  EXPECT_EQ(r.delivery, "multicast");
-  EXPECT_EQ(r.security, "hybrid");
-}
-
-TEST(HarnessTestbedTest, GroupSizeSeriesReportsTheParallelModelAndTheGoal) {
-  auto specs = group_size_specs({2, 6}, 4, 3, /*hybrid_only=*/true);
-  ASSERT_EQ(specs.size(), 2u);
-  std::vector<ScenarioResult> rows;
-  for (auto& spec : specs) {
-    spec.warmup = 1;
-    rows.push_back(run_scenario(spec, nullptr));
-  }
-  for (const auto& r : rows) {
-    EXPECT_EQ(r.series, "group-size");
-    EXPECT_EQ(r.timing_model, "parallel-ecus");
-    EXPECT_EQ(r.latency.count, 4u);
-    ASSERT_TRUE(r.serial_latency.has_value());
-    EXPECT_LE(r.latency.max, r.serial_latency->max);
-    EXPECT_EQ(r.secoc_ops_per_iteration, 1u + 3u * static_cast<std::uint64_t>(r.subscribers));
-  }
-  const auto goals = group_size_goals(rows);
-  ASSERT_EQ(goals.size(), 1u);
-  EXPECT_EQ(goals[0].n_large, 6);
-  EXPECT_EQ(goals[0].timing_model, "parallel-ecus");
-  EXPECT_DOUBLE_EQ(goals[0].ratio_p99, rows[1].one_way.p99 / rows[0].one_way.p99);
-  EXPECT_DOUBLE_EQ(goals[0].ratio_half_rtt_p99, rows[1].latency.p99 / rows[0].latency.p99);
-  const auto lines = group_size_goal_lines(rows);
-  ASSERT_FALSE(lines.empty());
-  EXPECT_NE(lines[0].find("N=6"), std::string::npos);
-  EXPECT_TRUE(lines[0].find("MET") != std::string::npos);  // "MET" or "NOT MET": evaluated either way
-}
-
-TEST(HarnessTestbedTest, PaperSpecsAreTheTenSubScenarios) {
-  const auto specs = paper_scenario_specs(500, 1);
-  ASSERT_EQ(specs.size(), 10u);
-  const char* ids[] = {"1-A", "1-B", "2a-A", "2a-B", "2b-A", "2b-B", "3a-A", "3a-B", "3b-A", "3b-B"};
-  for (std::size_t i = 0; i < specs.size(); ++i) {
-    EXPECT_EQ(specs[i].paper_id, ids[i]);
-    EXPECT_EQ(specs[i].iterations, 500);
-    EXPECT_EQ(specs[i].testbed.payload_bytes, 64u);
-    EXPECT_EQ(specs[i].testbed.subscribers, specs[i].testbed.multicast ? 2 : 1);
-  }
 }
 
 }  // namespace

@@ -28,7 +28,8 @@ struct RawTransport::Impl {
         filter(f),
         // build_udp_frame never writes more than an MTU-sized IPv4 packet.
         tx(std::max(net::kEthernetMaxFrameSize, net::kEthernetHeaderSize + config.mtu)),
-        rx(kRxBufferSize) {}
+        rx(kRxBufferSize),
+        alarm(l) {}
 
   net::EventLoop& loop;
   RawTransportConfig config;
@@ -39,9 +40,9 @@ struct RawTransport::Impl {
   std::map<std::uint16_t, std::shared_ptr<Handler>> ports;
   std::map<net::Ipv4Endpoint, std::shared_ptr<Handler>> groups;
   std::set<net::MacAddress> registered_macs;  // PACKET_MR_MULTICAST added
-  std::optional<net::EventLoop::TimerId> timer;
   std::vector<std::uint8_t> tx;
   std::vector<std::uint8_t> rx;
+  LoopAlarm alarm;
   std::uint16_t next_identification = 0;
   int last_errno = 0;
   std::shared_ptr<bool> alive = std::make_shared<bool>(true);
@@ -52,7 +53,6 @@ RawTransport::RawTransport(net::EventLoop& loop, RawTransportConfig config, net:
 
 RawTransport::~RawTransport() {
   *impl_->alive = false;
-  if (impl_->timer) impl_->loop.cancel_timer(*impl_->timer);
   if (impl_->socket) impl_->loop.unwatch(impl_->socket->fd());
 }
 
@@ -297,21 +297,8 @@ void RawTransport::drain() {
   }
 }
 
-TimePoint RawTransport::now() const { return impl_->loop.now(); }
+TimePoint RawTransport::now() const { return impl_->alarm.now(); }
 
-void RawTransport::wake_at(TimePoint at, TimerCallback cb) {
-  Impl& m = *impl_;
-  if (m.timer) {
-    m.loop.cancel_timer(*m.timer);
-    m.timer.reset();
-  }
-  if (at == TimePoint::max()) return;
-  std::weak_ptr<bool> alive = m.alive;
-  m.timer = m.loop.add_timer(at, [this, alive, cb = std::move(cb)] {
-    if (auto a = alive.lock(); !a || !*a) return;
-    impl_->timer.reset();
-    if (cb) cb();
-  });
-}
+void RawTransport::wake_at(TimePoint at, TimerCallback cb) { impl_->alarm.wake_at(at, std::move(cb)); }
 
 }  // namespace layersec::someip

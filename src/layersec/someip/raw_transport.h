@@ -6,7 +6,7 @@
 // interface; received frames take the reverse path (filter inbound, then
 // net::parse_udp_frame with both checksums verified) straight into the
 // runtime's handler. Single-threaded on a net::EventLoop, like
-// SocketTransport.
+// SocketTransport; the clock and wake_at are the loop's (LoopAlarm).
 //
 // Addressing: unicast next hops come from a static neighbour table (an ECU's
 // static configuration; no ARP is sent or answered); a destination not in it
@@ -34,7 +34,9 @@
 #include "layersec/net/frame.h"
 #include "layersec/net/link_filter.h"
 #include "layersec/net/packet_socket.h"
-#include "layersec/someip/runtime.h"
+#include "layersec/someip/loop_alarm.h"
+#include "layersec/someip/runtime.h"  // callers construct a Runtime on the adapter
+#include "layersec/someip/transport.h"
 
 namespace layersec::someip {
 

@@ -284,12 +284,14 @@ TEST(RuntimeSecocTest, BindingToUnknownPduThrows) {
 namespace layersec::someip {
 namespace {
 
-// RuntimeConfig::time_secoc: protect/verify time is accumulated at the call
-// sites when asked for, and not at all otherwise (and printed by to_json).
+// RuntimeConfig::cost_clock: protect/verify time is accumulated at the call
+// sites when a cost clock is given, and not at all otherwise (and printed by
+// to_json).
 TEST(RuntimeSecocTest, CallSiteTimingOnlyWhenAsked) {
+  const MonotonicClock cost_clock;
   for (bool timed : {false, true}) {
     RuntimeConfig sc = secured_server_config();
-    sc.time_secoc = timed;
+    sc.cost_clock = timed ? &cost_clock : nullptr;
     SecuredPair p(std::move(sc));
     ASSERT_TRUE(p.client->rt->available(kService));
     ASSERT_TRUE(p.server->rt->notify(kService, kInstance, kEvent, std::vector<std::uint8_t>{0x42}).ok());

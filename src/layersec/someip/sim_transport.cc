@@ -26,11 +26,35 @@ TransportError map_error(net::SimHostError e) {
 }
 }  // namespace
 
-SimTransport::SimTransport(net::Simulator& sim, net::SimHost& host) : sim_(sim), host_(host) {}
+SimAlarm::~SimAlarm() {
+  *alive_ = false;
+  if (timer_) sim_.cancel(*timer_);
+}
+
+TimePoint SimAlarm::now() const { return sim_.now(); }
+
+void SimAlarm::wake_at(TimePoint at, Callback cb) {
+  if (timer_) {
+    sim_.cancel(*timer_);
+    timer_.reset();
+  }
+  if (at == TimePoint::max()) {
+    timer_cb_.reset();
+    return;
+  }
+  timer_cb_ = std::make_shared<Callback>(std::move(cb));
+  std::weak_ptr<bool> alive = alive_;
+  timer_ = sim_.schedule_at(at, [this, alive, cb = timer_cb_] {
+    if (auto a = alive.lock(); !a || !*a) return;
+    timer_.reset();
+    if (*cb) (*cb)();
+  });
+}
+
+SimTransport::SimTransport(net::Simulator& sim, net::SimHost& host) : host_(host), alarm_(sim) {}
 
 SimTransport::~SimTransport() {
   *alive_ = false;
-  if (timer_) sim_.cancel(*timer_);
   for (auto& [port, p] : ports_) {
     for (auto& [group, h] : p.groups) {
       (void)h;
@@ -133,26 +157,6 @@ Status<TransportError> SimTransport::send(std::uint16_t from_port, const Endpoin
   auto r = host_.send_to(from_port, net::Ipv4Endpoint{*a, to.port}, payload);
   if (!r.ok()) return Err(map_error(r.error()));
   return {};
-}
-
-TimePoint SimTransport::now() const { return sim_.now(); }
-
-void SimTransport::wake_at(TimePoint at, TimerCallback cb) {
-  if (timer_) {
-    sim_.cancel(*timer_);
-    timer_.reset();
-  }
-  if (at == TimePoint::max()) {
-    timer_cb_.reset();
-    return;
-  }
-  timer_cb_ = std::make_shared<TimerCallback>(std::move(cb));
-  std::weak_ptr<bool> alive = alive_;
-  timer_ = sim_.schedule_at(at, [this, alive, cb = timer_cb_] {
-    if (auto a = alive.lock(); !a || !*a) return;
-    timer_.reset();
-    if (*cb) (*cb)();
-  });
 }
 
 }  // namespace layersec::someip

@@ -10,11 +10,10 @@
 namespace layersec::someip {
 
 SocketTransport::SocketTransport(net::EventLoop& loop, net::Ipv4Address local_address, std::string device)
-    : loop_(loop), local_(local_address), device_(std::move(device)) {}
+    : loop_(loop), local_(local_address), device_(std::move(device)), alarm_(loop) {}
 
 SocketTransport::~SocketTransport() {
   *alive_ = false;
-  if (timer_) loop_.cancel_timer(*timer_);
   for (auto& [port, u] : unicast_) {
     (void)port;
     loop_.unwatch(u->socket.fd());
@@ -185,22 +184,6 @@ void SocketTransport::drain_multicast(std::uint16_t port) {
     const std::shared_ptr<Handler> h = g->second;
     if (h && *h) (*h)(d);
   }
-}
-
-TimePoint SocketTransport::now() const { return loop_.now(); }
-
-void SocketTransport::wake_at(TimePoint at, TimerCallback cb) {
-  if (timer_) {
-    loop_.cancel_timer(*timer_);
-    timer_.reset();
-  }
-  if (at == TimePoint::max()) return;
-  std::weak_ptr<bool> alive = alive_;
-  timer_ = loop_.add_timer(at, [this, alive, cb = std::move(cb)] {
-    if (auto a = alive.lock(); !a || !*a) return;
-    timer_.reset();
-    if (cb) cb();
-  });
 }
 
 }  // namespace layersec::someip

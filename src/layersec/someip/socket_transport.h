@@ -15,18 +15,21 @@
 // CAP_NET_RAW). Multicast loopback is enabled only when local_address is in
 // 127/8, so several nodes on one host's loopback can find each other; on
 // other addresses a node never hears its own multicast.
-// wake_at uses one EventLoop timer.
+// The clock and wake_at are the loop's (LoopAlarm: one loop timer).
 #pragma once
 
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "layersec/net/event_loop.h"
 #include "layersec/net/udp_socket.h"
-#include "layersec/someip/runtime.h"
+#include "layersec/someip/loop_alarm.h"
+#include "layersec/someip/runtime.h"  // callers construct a Runtime on the adapter
+#include "layersec/someip/transport.h"
 
 namespace layersec::someip {
 
@@ -52,8 +55,8 @@ class SocketTransport final : public Transport {
   void leave(const Endpoint& group) override;
   void unbind(std::uint16_t port) override;
   Status<TransportError> send(std::uint16_t from_port, const Endpoint& to, ByteSpan payload) override;
-  [[nodiscard]] TimePoint now() const override;
-  void wake_at(TimePoint at, TimerCallback cb) override;
+  [[nodiscard]] TimePoint now() const override { return alarm_.now(); }
+  void wake_at(TimePoint at, TimerCallback cb) override { alarm_.wake_at(at, std::move(cb)); }
 
   // errno of the last failed socket operation (0 if none), for diagnostics.
   [[nodiscard]] int last_errno() const { return last_errno_; }
@@ -82,7 +85,7 @@ class SocketTransport final : public Transport {
   std::string device_;
   std::map<std::uint16_t, std::unique_ptr<UnicastPort>> unicast_;
   std::map<std::uint16_t, std::unique_ptr<MulticastPort>> multicast_;
-  std::optional<net::EventLoop::TimerId> timer_;
+  LoopAlarm alarm_;
   std::vector<std::uint8_t> rx_buffer_ = std::vector<std::uint8_t>(65536);
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
   SocketTransportStats stats_;

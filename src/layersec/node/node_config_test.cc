@@ -1,4 +1,4 @@
-#include "layersec/someip/node_config.h"
+#include "layersec/node/node_config.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -17,8 +17,10 @@
 
 #include "layersec/base/keyfile.h"
 
-namespace layersec::someip {
+namespace layersec::node {
 namespace {
+
+using namespace someip;  // the configuration maps to the runtime's types
 
 using nlohmann::json;
 
@@ -783,10 +785,12 @@ TEST_F(NodeConfigTest, LoadFileResolvesPathsAndReportsSyntax) {
 }
 
 }  // namespace
-}  // namespace layersec::someip
+}  // namespace layersec::node
 
-namespace layersec::someip {
+namespace layersec::node {
 namespace {
+
+using namespace someip;
 
 // Protected SD by default, header authentication, deliberately unprotected
 // ids (issue 13, items 1, 2 and 6).
@@ -888,4 +892,4 @@ TEST_F(NodeConfigTest, HeaderAuthenticationAndUnprotectedIds) {
 }
 
 }  // namespace
-}  // namespace layersec::someip
+}  // namespace layersec::node

@@ -34,7 +34,7 @@
 #include "layersec/someip/message.h"
 #include "layersec/someip/runtime.h"
 
-namespace layersec::someip {
+namespace layersec::node {
 
 class NodeConfigError : public std::runtime_error {
  public:
@@ -66,7 +66,7 @@ struct NodeKey {
 
 struct NodeSecoc {
   secoc::EngineConfig engine;  // "$.secoc.engine", validated
-  SecocBindings bindings;      // "$.secoc.bindings", "$.secoc.sd", "$.secoc.sync"
+  someip::SecocBindings bindings;  // "$.secoc.bindings", "$.secoc.sd", "$.secoc.sync"
   std::vector<NodeKey> keys;   // one per key group, every group covered
   std::string state_file;      // FileStateStore path (trip counter, sync floors)
 };
@@ -85,7 +85,7 @@ struct TestServe {
   std::uint16_t method = 0;
   ReplyKind reply = ReplyKind::kEcho;
   std::vector<std::uint8_t> payload;  // kFixed
-  ReturnCode code = ReturnCode::kNotOk;  // kError
+  someip::ReturnCode code = someip::ReturnCode::kNotOk;  // kError
 };
 
 // Notifications of one event at a fixed interval. Payload: `payload_size`
@@ -125,9 +125,9 @@ struct NodeTest {
 // --- the node -------------------------------------------------------------------
 
 struct NodeConfig {
-  IpAddress unicast;   // "unicast": the node's IPv4 address
+  someip::IpAddress unicast;  // "unicast": the node's IPv4 address
   std::string device;  // "device": optional interface to bind to
-  RuntimeConfig runtime;
+  someip::RuntimeConfig runtime;
   std::optional<NodeSecoc> secoc;
   NodeTest test;
   // vsomeip keys that were accepted and ignored ("$.logging", ...), so a
@@ -149,4 +149,4 @@ std::uint64_t parse_config_uint(const nlohmann::json& v, const std::string& path
 // true/false, or the strings "true"/"false". Throws NodeConfigError(path).
 bool parse_config_bool(const nlohmann::json& v, const std::string& path);
 
-}  // namespace layersec::someip
+}  // namespace layersec::node

@@ -1,0 +1,249 @@
+// `layersec node` (runner.h): the run of one node.
+#include "layersec/node/runner.h"
+
+#include <poll.h>
+
+#include <csignal>
+#include <memory>
+#include <random>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "layersec/net/event_loop.h"
+#include "layersec/node/node_config.h"
+#include "layersec/node/printer.h"
+#include "layersec/node/signal_watch.h"
+#include "layersec/node/stack.h"
+#include "layersec/node/test_traffic.h"
+#include "layersec/secoc/engine.h"
+#include "layersec/someip/counters_json.h"
+#include "layersec/someip/socket_transport.h"
+
+namespace layersec::node {
+namespace {
+
+using nlohmann::json;
+
+json engine_json(const secoc::VerifyCounters& v) {
+  json rejected = json::object();
+  for (std::size_t r = 0; r < secoc::kRejectionCount; ++r)
+    if (v.rejected[r]) rejected[std::string(secoc::to_string(static_cast<secoc::Rejection>(r)))] = v.rejected[r];
+  return {{"accepted", v.accepted},
+          {"accepted_previous_key", v.accepted_previous_key},
+          {"accepted_next_cycle", v.accepted_next_cycle},
+          {"rejected", rejected}};
+}
+
+// Everything one node run owns, in construction order.
+class NodeRun {
+ public:
+  NodeRun(NodeConfig cfg, const NodeRunOptions& opts, std::ostream& out, std::ostream& err)
+      : cfg_(std::move(cfg)), opts_(opts), err_(err), loop_(clock_), printer_(out, opts.json, clock_) {}
+
+  int run() {
+    // Blocked from here on, so a signal during start-up still ends the run
+    // cleanly (it is read once the loop runs).
+    SignalWatch signals;
+    if (const int rc = build(); rc != kNodeExitOk) return rc;
+    someip::Runtime& runtime = stack_->runtime();
+    traffic_ = std::make_unique<TestTraffic>(cfg_, runtime, loop_, printer_);
+    traffic_->install_handlers();
+    if (auto st = runtime.start(); !st.ok()) {
+      err_ << "layersec node: cannot start: " << to_string(st.error()) << " (transport errno "
+           << stack_->socket_transport()->last_errno() << ")\n";
+      return kNodeExitStart;
+    }
+    print_started();
+    traffic_->start();
+
+    int stop_signal = 0;
+    loop_.watch(signals.fd(), POLLIN, [&](short) {
+      stop_signal = signals.drain();
+      if (stop_signal != 0) loop_.stop();
+    });
+    const TimePoint deadline =
+        opts_.duration_s > 0
+            ? clock_.now() + Duration::nanoseconds(static_cast<std::int64_t>(opts_.duration_s * 1e9))
+            : TimePoint::max();
+    loop_.run_until(deadline);
+    loop_.unwatch(signals.fd());
+    runtime.stop();
+    print_final(stop_signal);
+    return kNodeExitOk;
+  }
+
+ private:
+  // The node's parts through the builder; the configuration's keys move into
+  // the engine (and are wiped there). Returns an exit status.
+  int build() {
+    const someip::IpAddress& u = cfg_.unicast;
+    StackSpec spec;
+    spec.runtime = cfg_.runtime;
+    spec.seed = opts_.seed ? *opts_.seed : std::random_device{}();
+    spec.transport = SocketTransportSpec{
+        &loop_, net::Ipv4Address::from_octets(u.bytes[0], u.bytes[1], u.bytes[2], u.bytes[3]), cfg_.device};
+    if (cfg_.secoc) {
+      NodeSecoc& s = *cfg_.secoc;
+      SecocSpec sc;
+      sc.engine = s.engine;
+      sc.bindings = s.bindings;
+      sc.state_file = s.state_file;
+      sc.first_start = opts_.first_start;
+      for (NodeKey& k : s.keys) sc.keys.push_back({k.group, k.key_id, std::move(k.key)});
+      // Freshness (sync time bound, timestamp freshness of SD, key rollover
+      // expiry) runs on the host's synchronised time, shared by every node
+      // (docs/node.md).
+      sc.freshness_clock = &freshness_clock_;
+      sc.on_started = [this](const secoc::Engine& e) {
+        err_ << "layersec node: SecOC trip counter " << e.trip() << " (state file " << cfg_.secoc->state_file
+             << ")\n";
+      };
+      spec.secoc = std::move(sc);
+    }
+    try {
+      stack_ = build_stack(std::move(spec));
+    } catch (const BuildError& e) {
+      return report(e);
+    }
+    // Forgery probability of every PDU in use (never key material).
+    if (const secoc::Engine* e = stack_->engine()) err_ << e->config().describe();
+    return kNodeExitOk;
+  }
+
+  int report(const BuildError& e) {
+    const BuildFailure& f = e.failure();
+    switch (f.stage) {
+      case BuildStage::kRuntime:
+        err_ << "layersec node: " << opts_.config << ": " << e.what() << "\n";
+        return kNodeExitConfig;
+      case BuildStage::kSecocBindings:
+        err_ << "layersec node: " << opts_.config << ": $.secoc: " << e.what() << "\n";
+        return kNodeExitConfig;
+      case BuildStage::kSecocStart:
+        report_start_error(f);
+        return kNodeExitStart;
+      case BuildStage::kSecocKey: {
+        const NodeKey& k = cfg_.secoc->keys[f.key_index];
+        err_ << "layersec node: key group '" << k.group_name << "' key id " << k.key_id << ": "
+             << secoc::to_string(*f.key_error) << "\n";
+        return kNodeExitStart;
+      }
+      case BuildStage::kMacsec:
+      case BuildStage::kTransport:
+        break;
+    }
+    err_ << "layersec node: " << e.what() << "\n";
+    return kNodeExitStart;
+  }
+
+  void report_start_error(const BuildFailure& f) {
+    const std::string& file = cfg_.secoc->state_file;
+    err_ << "layersec node: SecOC engine cannot start: ";
+    switch (*f.start_error) {
+      case secoc::StartError::kStateMissing:
+        err_ << "state file " << file
+             << " is missing: a new trip counter would reuse freshness values under the same "
+                "keys. If this is the node's first provisioning (new keys), start it once with "
+                "--first-start";
+        break;
+      case secoc::StartError::kStateCorrupt:
+        err_ << "state file " << file << " is corrupt (" << f.store_error << "): restore it or provision new keys";
+        break;
+      case secoc::StartError::kStateStore:
+        err_ << f.store_error;
+        break;
+      case secoc::StartError::kTripExhausted:
+        err_ << "the trip counter is exhausted: install a new key";
+        break;
+    }
+    err_ << "\n";
+  }
+
+  void print_started() {
+    json keys = json::array();
+    if (cfg_.secoc)
+      for (const NodeKey& k : cfg_.secoc->keys) keys.push_back({{"key_group", k.group_name}, {"key_id", k.key_id}});
+    json services = json::array();
+    for (const auto& s : cfg_.runtime.services)
+      services.push_back({{"service", s.service_id}, {"instance", s.instance_id}, {"port", s.udp_port}});
+    json clients = json::array();
+    for (const auto& c : cfg_.runtime.clients) clients.push_back({{"service", c.service_id}, {"instance", c.instance_id}});
+    json ignored = cfg_.ignored;
+    printer_.emit({{"type", "started"},
+                   {"name", cfg_.runtime.name},
+                   {"unicast", cfg_.unicast.to_string()},
+                   {"services", services},
+                   {"clients", clients},
+                   {"secoc", cfg_.secoc.has_value()},
+                   {"keys", keys},
+                   {"ignored", ignored}},
+                  "node '" + cfg_.runtime.name + "' started on " + cfg_.unicast.to_string() + ": " +
+                      std::to_string(services.size()) + " offered, " + std::to_string(clients.size()) +
+                      " required" + (cfg_.secoc ? ", SecOC on" : ", SecOC off"));
+    for (const auto& i : cfg_.ignored) err_ << "layersec node: ignoring vsomeip setting " << i << "\n";
+  }
+
+  void print_final(int stop_signal) {
+    const std::string stopped_by = stop_signal == SIGINT    ? "SIGINT"
+                                   : stop_signal == SIGTERM ? "SIGTERM"
+                                                            : "duration";
+    const someip::SocketTransport& transport = *stack_->socket_transport();
+    json j{{"type", "counters"},
+           {"stopped_by", stopped_by},
+           {"runtime", someip::to_json(stack_->runtime().counters())},
+           {"test", to_json(traffic_->counters())},
+           {"transport",
+            {{"rx_datagrams", transport.stats().rx_datagrams},
+             {"rx_truncated", transport.stats().rx_truncated},
+             {"rx_not_joined", transport.stats().rx_not_joined},
+             {"rx_errors", transport.stats().rx_errors},
+             {"tx_errors", transport.stats().tx_errors}}}};
+    if (const secoc::Engine* e = stack_->engine()) j["secoc"] = engine_json(e->counters());
+    const auto& c = stack_->runtime().counters();
+    std::string human = "stopped (" + stopped_by + "); counters: served " + std::to_string(c.requests_served) + ", responses " +
+                        std::to_string(c.responses_received) + ", timeouts " + std::to_string(c.request_timeouts) +
+                        ", notifications sent " + std::to_string(c.notifications_sent) + " received " +
+                        std::to_string(c.notifications_received) + ", secoc protected " +
+                        std::to_string(c.secoc_protected) + " verified " + std::to_string(c.secoc_verified) +
+                        " rejected " + std::to_string(c.secoc_rejected) + ", transport errors " +
+                        std::to_string(c.transport_errors);
+    printer_.emit(j, human);
+  }
+
+  NodeConfig cfg_;
+  NodeRunOptions opts_;
+  std::ostream& err_;
+  MonotonicClock clock_;
+  RealtimeClock freshness_clock_;
+  net::EventLoop loop_;
+  Printer printer_;
+  // The runtime (in the stack) goes first: stopping it may still call the
+  // test application's handlers.
+  std::unique_ptr<TestTraffic> traffic_;
+  std::unique_ptr<Stack> stack_;
+};
+
+}  // namespace
+
+int run_node(const NodeRunOptions& opts, std::ostream& out, std::ostream& err) {
+  NodeConfig cfg;
+  try {
+    cfg = load_node_config(opts.config);
+  } catch (const NodeConfigError& e) {
+    err << "layersec node: " << (e.path().rfind('$', 0) == 0 ? opts.config + ": " : std::string()) << e.what()
+        << "\n";
+    return kNodeExitConfig;
+  }
+  try {
+    NodeRun node(std::move(cfg), opts, out, err);
+    return node.run();
+  } catch (const std::exception& e) {
+    err << "layersec node: " << e.what() << "\n";
+    return kNodeExitStart;
+  }
+}
+
+}  // namespace layersec::node
