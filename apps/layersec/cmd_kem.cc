@@ -19,17 +19,18 @@
 // encapsulation and decapsulation (valid and implicit-rejection) with d, z, m
 // and the secret parts of dk marked undefined for valgrind memcheck; run under
 // `valgrind --error-exitcode=1`, any secret-dependent branch or memory index
-// fails it (tests/cli/kem_ct_valgrind.sh).
+// fails it (tests/cli/kem_ct_valgrind.sh); the rounds are kex/mlkem_ct_check.h.
+//
+// A refused --pk is explained by kex/kem_check.h, which names the check that
+// failed (length, FIPS 203 §7.2 modulus, X25519 low order).
+// `layersec bench kex` is registered by cmd_bench_kex.cc.
 #include <sys/stat.h>
 
 #include <cctype>
-#include <cstdlib>
 #include <iostream>
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "cli_checks.h"
 #include "command.h"
@@ -37,16 +38,10 @@
 #include "layersec/base/hex.h"
 #include "layersec/base/keyfile.h"
 #include "layersec/crypto/kdf.h"
-#include "layersec/crypto/mlkem.h"
 #include "layersec/crypto/mlkem_ct.h"
 #include "layersec/kex/kem.h"
-
-#include "runner.h"
-namespace layersec::kexbench {  // bench/kex_bench.cc
-nlohmann::json run(const std::vector<kex::KemScheme>& schemes, bool smoke, const std::string& rsa15360_pem,
-                   std::ostream& log);
-void print(const nlohmann::json& rows, std::ostream& out);
-}  // namespace layersec::kexbench
+#include "layersec/kex/kem_check.h"
+#include "layersec/kex/mlkem_ct_check.h"
 
 namespace layersec::app {
 namespace {
@@ -110,35 +105,6 @@ std::string secret_id(ByteSpan secret) {
   return to_hex(ByteSpan(digest, 8));
 }
 
-bool is_mlkem(kex::KemScheme s) {
-  return s == kex::KemScheme::kMlKem512 || s == kex::KemScheme::kMlKem768 || s == kex::KemScheme::kMlKem1024;
-}
-crypto::MlKemParameterSet mlkem_set(kex::KemScheme s) {
-  if (s == kex::KemScheme::kMlKem512) return crypto::MlKemParameterSet::kMlKem512;
-  if (s == kex::KemScheme::kMlKem1024) return crypto::MlKemParameterSet::kMlKem1024;
-  return crypto::MlKemParameterSet::kMlKem768;  // ML-KEM-768 and the hybrid's ML-KEM part
-}
-
-// Why --pk was refused, naming the check that failed: its length, or for
-// ML-KEM the FIPS 203 §7.2 modulus check, or the scheme's own decoding.
-std::string public_key_problem(kex::Kem& kem, ByteSpan pk) {
-  const std::string scheme(kex::scheme_name(kem.scheme()));
-  if (pk.size() != kem.public_key_size())
-    return "--pk has " + std::to_string(pk.size()) + " bytes; " + scheme + " public keys have " +
-           std::to_string(kem.public_key_size()) + " (length check)";
-  const bool hybrid = kem.scheme() == kex::KemScheme::kHybridX25519MlKem768;
-  if (is_mlkem(kem.scheme()) || hybrid) {
-    const ByteSpan ek = hybrid ? pk.subspan(32) : pk;
-    crypto::MlKem m(mlkem_set(kem.scheme()));
-    if (!m.check_encaps_key(ek).ok())
-      return std::string("--pk fails the FIPS 203 §7.2 encapsulation key modulus check") +
-             (hybrid ? " in its ML-KEM-768 part" : "") +
-             " (a coefficient is not reduced modulo q = 3329)";
-    if (hybrid) return "--pk: its X25519 part gives an all-zero shared secret (a low-order point)";
-  }
-  return "--pk is not a valid " + scheme + " public key (it does not decode, or fails the point/key check)";
-}
-
 std::unique_ptr<kex::Kem> kem_for(const KemOptions& o) {
   auto s = kex::parse_scheme(o.scheme);
   if (!s) {
@@ -195,7 +161,8 @@ void encaps(const KemOptions& o) {
   auto e = seed.empty() ? kem->encapsulate(pk)
                         : kem->encapsulate_with_seed(pk, secret_arg(o.m.empty() ? "seed" : "m", seed).span());
   if (!e) {
-    if (e.error() == kex::KemError::kBadPublicKey) fail(public_key_problem(*kem, pk));
+    if (e.error() == kex::KemError::kBadPublicKey)
+      fail("--pk " + kex::describe(kem->scheme(), kex::check_public_key(kem->scheme(), pk)));
     fail(std::string(to_string(e.error())) + " (" + std::string(kem->seed_help()) + ")");
   }
   std::cout << "scheme: " << kem->name() << "\n";
@@ -227,7 +194,7 @@ void decaps(const KemOptions& o) {
             " ciphertexts have " + std::to_string(kem->ciphertext_size()) + " (" + why + ")";
     else if (ss.error() == kex::KemError::kBadPrivateKey)
       why = "--sk" + std::string(o.sk_pem.empty() ? "" : "-pem") + ": " + why +
-            (is_mlkem(kem->scheme()) ? " (FIPS 203 §7.3: wrong length, or H(ek) in the key does not match)" : "");
+            (o.scheme.rfind("ml-kem-", 0) == 0 ? " (FIPS 203 §7.3: wrong length, or H(ek) in the key does not match)" : "");
     fail(why);
   }
   std::cout << "scheme: " << kem->name() << "\n";
@@ -247,88 +214,15 @@ void ct_check(const KemOptions& o) {
             << (vg ? "under valgrind, secrets (d, z, m, dk_PKE, z in dk) marked undefined"
                    : "NOT under valgrind: marking is a no-op, only the results are checked")
             << "\n";
-  if (o.leak_control) {
-    // Negative control: a deliberate branch on a secret byte, which memcheck
-    // must report ("Conditional jump ... depends on uninitialised value").
-    std::vector<std::uint8_t> secret(32, 0x5A);
-    crypto::ct_poison(secret.data(), secret.size());
-    volatile int sink = 0;
-    if (secret[0] & 1) sink = 1;
-    std::cout << "ct-check leak control: branched on a secret byte (" << sink << ")\n";
+  if (o.leak_control) {  // memcheck must report this branch
+    std::cout << "ct-check leak control: branched on a secret byte (" << kex::mlkem_ct_leak_control() << ")\n";
     return;
   }
-  crypto::MlKem kem(set);
-  const auto& p = kem.params();
-  int bad = 0;
-  for (int it = 0; it < o.iterations; ++it) {
-    std::vector<std::uint8_t> d(32), z(32), m(32), ek(p.encaps_key_size), dk(p.decaps_key_size);
-    std::vector<std::uint8_t> c(p.ciphertext_size), k_enc(32), k_dec(32), k_rej(32);
-    for (int i = 0; i < 32; ++i) {
-      d[i] = static_cast<std::uint8_t>(i * 3 + it);
-      z[i] = static_cast<std::uint8_t>(i * 5 + 7 * it);
-      m[i] = static_cast<std::uint8_t>(i * 11 + 13 * it);
-    }
-    crypto::ct_poison(d.data(), 32);
-    crypto::ct_poison(z.data(), 32);
-    crypto::ct_poison(m.data(), 32);
-    if (!kem.keygen_internal(d, z, ek, dk).ok()) fail("keygen failed");
-    // ek, and the copy of ek and H(ek) inside dk, are public.
-    crypto::ct_declassify(ek.data(), ek.size());
-    const std::size_t pke = 384 * static_cast<std::size_t>(p.k);
-    crypto::ct_declassify(dk.data() + pke, ek.size() + 32);
-    crypto::ct_poison(dk.data(), pke);         // s
-    crypto::ct_poison(dk.data() + dk.size() - 32, 32);  // z
-    if (!kem.encaps_internal(ek, m, c, k_enc).ok()) fail("encaps failed");
-    crypto::ct_declassify(c.data(), c.size());  // the ciphertext is public
-    if (!kem.decaps(dk, c, k_dec).ok()) fail("decaps failed");
-    c[c.size() / 3] ^= 0x20;  // implicit rejection path
-    if (!kem.decaps(dk, c, k_rej).ok()) fail("decaps (rejection) failed");
-    // Results are compared only after declassification.
-    crypto::ct_declassify(k_enc.data(), 32);
-    crypto::ct_declassify(k_dec.data(), 32);
-    crypto::ct_declassify(k_rej.data(), 32);
-    if (k_enc != k_dec) ++bad;
-    if (k_rej == k_enc) ++bad;
-  }
-  std::cout << "ct-check " << o.scheme << ": " << o.iterations << " keygen/encaps/decaps/rejection rounds, "
-            << (bad ? "WRONG RESULTS" : "results correct") << "\n";
-  if (bad) set_exit_code(1);
-}
-
-struct BenchOptions {
-  std::string json_path;
-  bool smoke = false;
-  std::vector<std::string> schemes;
-  std::string rsa15360_pem;
-};
-
-void bench_kex(const BenchOptions& o) {
-  std::vector<kex::KemScheme> schemes;
-  for (const auto& n : o.schemes) {
-    auto s = kex::parse_scheme(n);
-    if (!s) fail("unknown scheme '" + n + "'");
-    schemes.push_back(*s);
-  }
-  std::string pem = o.rsa15360_pem;
-  if (pem.empty()) {
-    std::vector<std::string> candidates;
-    if (const char* src = std::getenv("LAYERSEC_SOURCE_DIR"); src && *src)
-      candidates.push_back(std::string(src) + "/testdata/kex/rsa15360.pem");
-#ifdef LAYERSEC_SOURCE_DIR
-    candidates.push_back(std::string(LAYERSEC_SOURCE_DIR) + "/testdata/kex/rsa15360.pem");
-#endif
-    candidates.push_back("testdata/kex/rsa15360.pem");
-    for (const auto& c : candidates)
-      if (check_regular_file(c).empty()) {
-        pem = c;
-        break;
-      }
-  }
-  std::cout << "layersec bench kex" << (o.smoke ? " (smoke: 3 samples per operation)" : "")
-            << ": median microseconds per operation, each call timed on its own\n";
-  auto rows = kexbench::run(schemes, o.smoke, o.smoke ? std::string() : pem, std::cout);
-  kexbench::print(rows, std::cout);
-  if (!o.json_path.empty()) benchrun::write_json(o.json_path, rows);
+  auto r = kex::run_mlkem_ct_check(set, o.iterations);
+  if (!r) fail(std::string(kex::to_string(r.error())) + " failed");
+  std::cout << "ct-check " << o.scheme << ": " << r->rounds << " keygen/encaps/decaps/rejection rounds, "
+            << (r->wrong_results ? "WRONG RESULTS" : "results correct") << "\n";
+  if (r->wrong_results) set_exit_code(1);
 }
 
 const CommandRegistration reg(40, [](CLI::App& root) {
@@ -377,19 +271,6 @@ const CommandRegistration reg(40, [](CLI::App& root) {
   ct->add_flag("--leak-control", opts->leak_control,
                "branch on a marked secret on purpose (valgrind must report it)");
   ct->callback([opts] { ct_check(*opts); });
-
-  auto bopts = std::make_shared<BenchOptions>();
-  auto* bk = bench_group(root).add_subcommand(
-      "kex", "KEMs: keygen/encaps/decaps medians, 4-step negotiation over TCP loopback, peak RSS per scheme, with the NTRU paper's ratios");
-  bk->add_option("--json", bopts->json_path,
-                 "write rows {scheme, keygen_us, encaps_us, decaps_us, negotiation_us, peak_rss_kib, ...} to FILE")
-      ->check(kOutputFile);
-  bk->add_flag("--smoke", bopts->smoke, "3 samples per operation, no RSA-15360: proves the benchmark runs");
-  bk->add_option("--scheme", bopts->schemes, "only these schemes (repeatable)");
-  bk->add_option("--rsa15360-pem", bopts->rsa15360_pem,
-                 "pre-generated RSA-15360 private key (PEM, mode 0600); default testdata/kex/rsa15360.pem if present")
-      ->check(kRegularFile);
-  bk->callback([bopts] { bench_kex(*bopts); });
 });
 
 }  // namespace

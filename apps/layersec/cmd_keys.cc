@@ -17,42 +17,32 @@
 //       one Mode B handshake between identities loaded from files (0600 check);
 //       prints message sizes and the key id, never the key
 //   layersec keys handshake [--kem rsa-2048] [--iterations N] [--json FILE]
-//       runs complete in-process Mode B handshakes (kex/mode_b.h) between a
-//       freshly provisioned publisher and subscriber and reports the time per
-//       handshake and per step (no transmission; one core)
+//       times complete in-process Mode B handshakes (harness/modeb_handshake_bench.h)
+//       per handshake and per step (no transmission; one core)
 //
 // Exit status: 0 success, 1 refused / failed verification, 2 usage errors.
 // Key files are written with mode 0600 and loaded only after the 0600 check
-// (base/keyfile.h); keys are never printed.
-#include <sys/stat.h>
-
-#include <algorithm>
-#include <cerrno>
-#include <chrono>
+// (base/keyfile.h); keys are never printed. The helpers are keymgmt/pki_cli.h.
 #include <cstdio>
 #include <ctime>
 #include <iostream>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <string>
-#include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "cli_checks.h"
 #include "command.h"
 #include "layersec/base/file.h"
 #include "layersec/base/keyfile.h"
-#include "layersec/base/time.h"
-#include "layersec/harness/stats.h"
+#include "layersec/harness/modeb_handshake_bench.h"
+#include "layersec/keymgmt/pki_cli.h"
 #include "layersec/kex/mode_b.h"
 #include "layersec/kex/pki.h"
 
 namespace layersec::app {
 namespace {
 
-using kex::PkiError;
+using namespace layersec::keymgmt;
 
 [[noreturn]] void usage_error(const std::string& msg) {
   std::cerr << "layersec keys: " << msg << "\n";
@@ -64,136 +54,16 @@ int refuse(const std::string& msg) {
   return 1;
 }
 
-// `key_path`, when given, is re-checked for the detail of a key file refusal
-// (which directory is unsafe, the mode found); nothing is read from it.
-std::string pki_message(PkiError e, ::layersec::KeyFileError detail, const std::string& what,
-                        const std::string& key_path = {}) {
-  std::string m = what + ": " + std::string(kex::to_string(e));
-  if (e == PkiError::kKeyFile) {
-    m += " (" + std::string(to_string(detail));
-    std::string why;
-    if (!key_path.empty() && !check_key_file(key_path, &why).ok() && !why.empty()) m += ": " + why;
-    m += ")";
-  }
-  return m;
-}
-
-// A certificate file, or the refusal naming the option, the path and why.
-std::optional<kex::Certificate> load_cert(const std::string& option, const std::string& path, std::string* why) {
-  std::string detail;
-  auto c = kex::Certificate::load(path, &detail);
-  if (c.ok()) return std::move(c).value();
-  *why = option + ": " + (detail.empty() ? path + ": " + std::string(kex::to_string(c.error())) : detail);
-  return std::nullopt;
-}
-
-// --name is the subject CN and the file stem: a CN X.509 can carry (RFC 5280
-// ub-common-name, 64 characters) and a plain file name.
-void check_name(const std::string& name) {
-  if (const std::string why = kex::check_common_name(name); !why.empty()) usage_error("--name " + why);
-  if (name.find('/') != std::string::npos || name == "." || name == "..")
-    usage_error("--name '" + name + "' is also the file stem: no '/', not '.' or '..'");
-}
-
-// Validity of N days from now, refused (naming --days) past 9999-12-31T23:59:59Z.
-kex::Validity days_validity(std::int64_t now, int days) {
-  const kex::Validity v = kex::Validity::days_from(now, days);
-  if (v.not_after > kex::kMaxCertificateTime)
-    usage_error("--days " + std::to_string(days) + " ends after 9999-12-31T23:59:59Z, the latest time X.509 "
-                "can encode (RFC 5280 4.1.2.5); at most " +
-                std::to_string((kex::kMaxCertificateTime - now) / 86400) + " days from now");
-  return v;
-}
-
-// CPU time of this thread in microseconds: on a shared, loaded machine the
-// wall-clock figures include waiting for a core; CPU time does not.
-double thread_cpu_us() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) * 1e6 + static_cast<double>(ts.tv_nsec) / 1e3;
-}
-
 std::int64_t wall_now() { return static_cast<std::int64_t>(std::time(nullptr)); }
 
-std::string iso_time(std::int64_t t) {
-  const std::time_t tt = static_cast<std::time_t>(t);
-  std::tm tm{};
-  gmtime_r(&tt, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-std::string service_hex(std::uint16_t s) {
-  char buf[8];
-  std::snprintf(buf, sizeof buf, "0x%04x", s);
-  return buf;
-}
-
-std::uint16_t parse_service(const std::string& text) {
-  std::size_t pos = 0;
-  unsigned long v = 0;
+// Runs one subcommand; an argument error (keymgmt::PkiUsageError) exits 2.
+template <class F>
+void run(F&& f) {
   try {
-    v = std::stoul(text, &pos, 0);  // 0x.. hex, or decimal
-  } catch (const std::exception&) {
-    usage_error("bad service id '" + text + "'");
+    set_exit_code(f());
+  } catch (const PkiUsageError& e) {
+    usage_error(e.what());
   }
-  if (pos != text.size() || v > 0xFFFF) usage_error("bad service id '" + text + "' (0..0xffff)");
-  return static_cast<std::uint16_t>(v);
-}
-
-std::vector<std::uint16_t> parse_services(const std::string& list) {
-  std::vector<std::uint16_t> out;
-  std::stringstream ss(list);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    if (!item.empty()) out.push_back(parse_service(item));
-  }
-  if (out.empty()) usage_error("--services needs at least one service id");
-  return out;
-}
-
-void ensure_dir(const std::string& dir) {
-  struct stat st {};
-  if (::stat(dir.c_str(), &st) == 0) {
-    if (!S_ISDIR(st.st_mode)) usage_error(dir + " is not a directory");
-    return;
-  }
-  // mkdir -p with mode 0700 for every directory created.
-  for (std::size_t pos = 1; pos <= dir.size(); ++pos) {
-    if (pos < dir.size() && dir[pos] != '/') continue;
-    const std::string prefix = dir.substr(0, pos);
-    if (::mkdir(prefix.c_str(), 0700) != 0 && errno != EEXIST) usage_error("cannot create " + prefix);
-  }
-  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) usage_error("cannot create " + dir);
-}
-
-bool is_dir(const std::string& p) {
-  struct stat st {};
-  return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-void print_info(const kex::CertificateInfo& info) {
-  std::cout << "subject:      " << info.subject << "\n"
-            << "issuer:       " << info.issuer << "\n"
-            << "serial:       " << info.serial_hex << "\n"
-            << "not before:   " << iso_time(info.not_before) << "\n"
-            << "not after:    " << iso_time(info.not_after) << "\n"
-            << "ca:           " << (info.is_ca ? "yes" : "no") << "\n"
-            << "key:          " << info.key_algorithm << "\n"
-            << "key usage:    ";
-  for (std::size_t i = 0; i < info.key_usage.size(); ++i) {
-    std::cout << (i ? "," : "") << info.key_usage[i];
-  }
-  std::cout << "\nservices:     ";
-  if (!info.has_service_extension) {
-    std::cout << "(none)";
-  } else {
-    for (std::size_t i = 0; i < info.services.size(); ++i) {
-      std::cout << (i ? "," : "") << service_hex(info.services[i]);
-    }
-  }
-  std::cout << "\nsha256:       " << info.sha256_fingerprint << "\n";
 }
 
 // ------------------------------------------------------------------ ca
@@ -206,18 +76,8 @@ struct CaArgs {
 int run_ca(const CaArgs& a) {
   kex::CaOptions o;
   o.name = a.name;
-  if (a.kind == "vehicle") {
-    o.kind = kex::CaKind::kVehicle;
-  } else if (a.kind == "substation") {
-    o.kind = kex::CaKind::kSubstation;
-  } else {
-    usage_error("--kind must be vehicle or substation");
-  }
-  const auto alg = kex::key_algorithm_from_string(a.alg);
-  if (!alg || (*alg != kex::KeyAlgorithm::kEcdsaP256 && *alg != kex::KeyAlgorithm::kEd25519)) {
-    usage_error("--alg must be p256 or ed25519 for a CA");
-  }
-  o.algorithm = *alg;
+  o.kind = parse_ca_kind(a.kind);
+  o.algorithm = parse_ca_algorithm(a.alg);
   check_name(a.name);
   o.validity = days_validity(wall_now(), a.days);
   ensure_dir(a.out);
@@ -247,15 +107,9 @@ int run_issue(const IssueArgs& a) {
   if (!alg) usage_error("--alg must be rsa2048, rsa3072, rsa4096, p256 or ed25519");
   kex::IssueOptions o;
   o.name = a.name;
-  o.services = parse_services(a.services);
+  o.services = parse_service_ids(a.services);
   o.algorithm = *alg;
-  if ((a.not_before != 0) != (a.not_after != 0)) usage_error("give both --not-before and --not-after");
-  if (a.not_before != 0) {
-    if (a.not_after <= a.not_before) usage_error("--not-after must be later than --not-before");
-    o.validity = {a.not_before, a.not_after};
-  } else {
-    o.validity = days_validity(wall_now(), a.days);
-  }
+  o.validity = issue_validity(a.not_before, a.not_after, a.days, wall_now());
   check_name(o.name);
   ::layersec::KeyFileError detail{};
   auto ca = kex::load_ca(a.ca, &detail);
@@ -278,62 +132,25 @@ int run_issue(const IssueArgs& a) {
   if (auto s = kex::save_identity(a.out, a.name, *id, &detail); !s.ok()) {
     return refuse(pki_message(s.error(), detail, "cannot write " + a.out + "/" + a.name + ".key|.pem"));
   }
-  std::cout << "issued '" << a.name << "' (" << id->certificate.info().key_algorithm << ") for services ";
-  for (std::size_t i = 0; i < id->certificate.info().services.size(); ++i) {
-    std::cout << (i ? "," : "") << service_hex(id->certificate.info().services[i]);
-  }
-  std::cout << "\ncertificate:  " << a.out << "/" << a.name << ".pem\n"
+  std::cout << "issued '" << a.name << "' (" << id->certificate.info().key_algorithm << ") for services "
+            << service_list(id->certificate.info().services) << "\ncertificate:  " << a.out << "/" << a.name << ".pem\n"
             << "private key:  " << a.out << "/" << a.name << ".key (mode 0600)\n";
   return 0;
 }
 
 // ------------------------------------------------------------------ show / verify
-
 int run_show(const std::string& cert_path) {
   std::string why;
   auto cert = load_cert("--cert", cert_path, &why);
   if (!cert) return refuse(why);
-  print_info(cert->info());
+  std::cout << format_certificate_info(cert->info());
   return 0;
 }
 
-struct VerifyArgs {
-  std::string ca, cert, service, key;
-  std::int64_t at = 0;
-};
-
-int run_verify(const VerifyArgs& a) {
-  const std::string anchor = is_dir(a.ca) ? a.ca + "/ca.pem" : a.ca;
-  std::string why;
-  auto ca = load_cert("--ca", anchor, &why);
-  if (!ca) return refuse(why);
-  auto cert = load_cert("--cert", a.cert, &why);
-  if (!cert) return refuse(why);
-  auto trust = kex::TrustStore::create(std::span<const kex::Certificate>(&ca.value(), 1));
-  if (!trust.ok()) return refuse(anchor + ": " + std::string(kex::to_string(trust.error())));
-  const std::int64_t now = a.at != 0 ? a.at : wall_now();
-  std::string detail;
-  if (auto s = trust->verify(*cert, now, &detail); !s.ok()) {
-    return refuse(a.cert + ": " + std::string(kex::to_string(s.error())) +
-                  (detail.empty() ? "" : " (" + detail + ")"));
-  }
-  if (!a.service.empty()) {
-    const std::uint16_t service = parse_service(a.service);
-    if (auto s = kex::check_service_authorised(*cert, service); !s.ok()) {
-      return refuse(a.cert + ": " + std::string(kex::to_string(s.error())) + " " + service_hex(service));
-    }
-  }
-  if (!a.key.empty()) {
-    ::layersec::KeyFileError kd{};
-    auto key = kex::PrivateKey::load(a.key, &kd);
-    if (!key.ok()) return refuse(pki_message(key.error(), kd, "--key: " + a.key, a.key));
-    if (key->public_key().der() != cert->public_key().der()) {
-      return refuse(a.key + ": key does not belong to " + a.cert);
-    }
-  }
-  std::cout << "OK " << cert->info().common_name
-            << (a.service.empty() ? "" : " authorised for " + service_hex(parse_service(a.service)))
-            << "\n";
+int run_verify(const VerifyRequest& a, std::int64_t at) {
+  std::string message;
+  if (!verify_node(a, at != 0 ? at : wall_now(), &message)) return refuse(message);
+  std::cout << message << "\n";
   return 0;
 }
 
@@ -349,132 +166,17 @@ int run_handshake(const HandshakeArgs& a) {
   const auto scheme = kex::parse_scheme(a.kem);
   if (!scheme) usage_error("unknown --kem " + a.kem);
   if (a.iterations <= 0) usage_error("--iterations must be positive");
-  const bool rsa = *scheme == kex::KemScheme::kRsa2048 || *scheme == kex::KemScheme::kRsa3072;
   if (*scheme == kex::KemScheme::kRsa15360) {
     usage_error("rsa-15360 keys take minutes to generate; not offered here");
   }
-  const std::int64_t now_s = wall_now();
-  auto ca = kex::create_ca({"bench-ca", kex::CaKind::kVehicle, kex::KeyAlgorithm::kEcdsaP256,
-                            kex::Validity::days_from(now_s, 1)});
-  if (!ca.ok()) return refuse("CA creation failed");
-  const kex::KeyAlgorithm sub_alg =
-      !rsa ? kex::KeyAlgorithm::kEcdsaP256
-           : (*scheme == kex::KemScheme::kRsa2048 ? kex::KeyAlgorithm::kRsa2048 : kex::KeyAlgorithm::kRsa3072);
-  auto pub_id = kex::issue_certificate(*ca, {"publisher", {0x1234}, kex::KeyAlgorithm::kEcdsaP256,
-                                             kex::Validity::days_from(now_s, 1)});
-  auto sub_id = kex::issue_certificate(*ca, {"subscriber", {0x1234}, sub_alg, kex::Validity::days_from(now_s, 1)});
-  if (!pub_id.ok() || !sub_id.ok()) return refuse("certificate issuing failed");
-  auto trust = kex::TrustStore::create(std::span<const kex::Certificate>(&ca->certificate, 1));
-  if (!trust.ok()) return refuse("trust store failed");
-  kex::ModeBConfig cfg;
-  cfg.kem = *scheme;
-  cfg.max_pending = 4;
-  cfg.replay_cache_size = 2 * (static_cast<std::size_t>(a.iterations) + 5) + 16;  // nonce_S and nonce_P per handshake
-  auto pub = kex::ModeBPublisher::create(cfg, *pub_id, *trust);
-  auto sub = kex::ModeBSubscriber::create(cfg, *sub_id, *trust);
-  if (!pub.ok() || !sub.ok()) return refuse("Mode B setup failed");
-
-  // Baseline, measured in the same loop: the bare KEM operations a handshake
-  // contains (a fresh key pair for non-RSA KEMs, encapsulation,
-  // decapsulation), without certificates, signatures, HKDF or framing.
-  std::unique_ptr<kex::Kem> bare;
-  try {
-    bare = kex::make_kem(*scheme);
-  } catch (const std::exception& e) {
-    return refuse(std::string("KEM unavailable: ") + e.what());
-  }
-  std::vector<std::uint8_t> rsa_pk;
-  std::unique_ptr<kex::KemPrivateKey> rsa_sk;
-  if (rsa) {
-    auto der = sub_id->key.to_der();
-    if (!der.ok()) return refuse("key export failed");
-    auto loaded = bare->load_private_key(der->span());
-    if (!loaded.ok()) return refuse("KEM key load failed");
-    rsa_sk = std::move(loaded).value();
-    rsa_pk = sub_id->certificate.public_key().der();
-  }
-  MonotonicClock clock;
-  std::vector<double> total, cpu, baseline, t_request, t_publisher, t_subscriber, t_confirm;
-  std::size_t bytes_on_wire = 0;
-  const TimePoint base = TimePoint::from_ns(now_s * 1'000'000'000LL);
-  for (int i = 0; i < a.iterations + 5; ++i) {  // 5 warm-up rounds
-    const TimePoint now = base + Duration::microseconds(i);  // protocol time, injected
-    const double c0 = thread_cpu_us();
-    const TimePoint t0 = clock.now();
-    auto req = (*sub)->start(0x1234, 1, now);
-    const TimePoint t1 = clock.now();
-    auto del = req.ok() ? (*pub)->respond(*req, now) : Result<std::vector<std::uint8_t>, kex::ModeBError>(Err(req.error()));
-    const TimePoint t2 = clock.now();
-    auto conf = del.ok() ? (*sub)->on_delivery(*del, now) : Result<std::vector<std::uint8_t>, kex::ModeBError>(Err(del.error()));
-    const TimePoint t3 = clock.now();
-    auto act = conf.ok() ? (*pub)->on_confirm(*conf, now) : Result<kex::ActivatedKey, kex::ModeBError>(Err(conf.error()));
-    const TimePoint t4 = clock.now();
-    const double c4 = thread_cpu_us();
-    if (!act.ok()) return refuse("handshake failed: " + std::string(kex::to_string(act.error())));
-    const double b0 = thread_cpu_us();
-    bool bare_ok = true;
-    if (rsa) {
-      auto enc = bare->encapsulate(rsa_pk);
-      auto dec = enc.ok() ? bare->decapsulate(*rsa_sk, enc->ciphertext)
-                          : Result<SecretBytes, kex::KemError>(Err(enc.error()));
-      bare_ok = dec.ok();
-    } else {
-      auto kp = bare->generate();
-      auto sk = kp.ok() ? bare->load_private_key(kp->private_key.span())
-                        : Result<std::unique_ptr<kex::KemPrivateKey>, kex::KemError>(Err(kp.error()));
-      auto enc = sk.ok() ? bare->encapsulate(kp->public_key)
-                         : Result<kex::Encapsulation, kex::KemError>(Err(sk.error()));
-      auto dec = enc.ok() ? bare->decapsulate(**sk, enc->ciphertext)
-                          : Result<SecretBytes, kex::KemError>(Err(enc.error()));
-      bare_ok = dec.ok();
-    }
-    const double b1 = thread_cpu_us();
-    if (!bare_ok) return refuse("bare KEM baseline failed");
-    if (i < 5) continue;
-    baseline.push_back(b1 - b0);
-    bytes_on_wire = req->size() + del->size() + conf->size();
-    t_request.push_back((t1 - t0).us());
-    t_publisher.push_back((t2 - t1).us());
-    t_subscriber.push_back((t3 - t2).us());
-    t_confirm.push_back((t4 - t3).us());
-    total.push_back((t4 - t0).us());
-    cpu.push_back(c4 - c0);
-  }
-  // harness/stats.h: mean, linearly interpolated percentiles, max.
-  const harness::Summary s = harness::summarize(total);
-  const harness::Summary c = harness::summarize(cpu);
-  const harness::Summary b = harness::summarize(baseline);
-  std::printf("Mode B handshake, kem %s, %d iterations, in process (no transmission)\n", a.kem.c_str(),
-              a.iterations);
-  std::printf("  total wall us: mean %.1f p50 %.1f p95 %.1f p99 %.1f max %.1f\n", s.mean, s.p50,
-              s.p95, s.p99, s.max);
-  std::printf("  total CPU us:  mean %.1f p50 %.1f p95 %.1f p99 %.1f max %.1f\n", c.mean, c.p50,
-              c.p95, c.p99, c.max);
-  std::printf("  baseline, bare KEM %s in the same run, CPU us: p50 %.1f (handshake / baseline = %.2f)\n",
-              rsa ? "encaps+decaps" : "keygen+encaps+decaps", b.p50, b.p50 > 0 ? c.p50 / b.p50 : 0.0);
-  const char* names[] = {"subscriber request", "publisher validate+encaps+sign",
-                         "subscriber verify+decaps", "publisher confirm"};
-  const std::vector<double>* parts[] = {&t_request, &t_publisher, &t_subscriber, &t_confirm};
-  nlohmann::json steps = nlohmann::json::object();
-  for (int k = 0; k < 4; ++k) {
-    const harness::Summary p = harness::summarize(*parts[k]);
-    std::printf("  %-32s wall p50 %.1f us\n", names[k], p.p50);
-    steps[names[k]] = {{"mean_us", p.mean}, {"p50_us", p.p50}};
-  }
-  std::printf("  bytes on the wire (3 messages): %zu\n", bytes_on_wire);
+  std::string why;
+  auto t = harness::time_mode_b_handshakes(*scheme, a.kem, a.iterations, wall_now(), &why);
+  if (!t) return refuse(why);
+  std::fputs(harness::format_mode_b_timing(*t).c_str(), stdout);
   if (!a.json.empty()) {
-    nlohmann::json j = {{"kem", a.kem},          {"iterations", a.iterations},
-                        {"mean_us", s.mean},     {"p50_us", s.p50},
-                        {"p95_us", s.p95},       {"p99_us", s.p99},
-                        {"max_us", s.max},       {"cpu_mean_us", c.mean},
-                        {"cpu_p50_us", c.p50},   {"cpu_p99_us", c.p99},
-                        {"baseline_bare_kem_cpu_p50_us", b.p50},
-                        {"ratio", b.p50 > 0 ? c.p50 / b.p50 : 0.0},
-                        {"bytes", bytes_on_wire},
-                        {"steps", steps}};
     try {
       OutputFile f(a.json);  // no symlink followed; every write error reported
-      f.write(j.dump(2) + "\n");
+      f.write(harness::mode_b_timing_json(*t).dump(2) + "\n");
       f.close();
     } catch (const FileError& e) {
       return refuse(std::string("--json: ") + e.what());
@@ -484,29 +186,18 @@ int run_handshake(const HandshakeArgs& a) {
 }
 
 // ------------------------------------------------------------------ establish
-
 struct EstablishArgs {
   std::string ca, publisher, subscriber, service, kem = "rsa-2048";
   std::uint16_t eventgroup = 1;
 };
 
-// "DIR/NAME" -> (DIR, NAME) for load_identity.
-std::pair<std::string, std::string> split_stem(const std::string& stem) {
-  const auto slash = stem.rfind('/');
-  if (slash == std::string::npos) return {".", stem};
-  return {stem.substr(0, slash), stem.substr(slash + 1)};
-}
-
 int run_establish(const EstablishArgs& a) {
   const auto scheme = kex::parse_scheme(a.kem);
   if (!scheme) usage_error("unknown --kem " + a.kem);
-  const std::uint16_t service = parse_service(a.service);
-  const std::string anchor = is_dir(a.ca) ? a.ca + "/ca.pem" : a.ca;
+  const std::uint16_t service = parse_service_id(a.service);
   std::string why;
-  auto ca = load_cert("--ca", anchor, &why);
-  if (!ca) return refuse(why);
-  auto trust = kex::TrustStore::create(std::span<const kex::Certificate>(&ca.value(), 1));
-  if (!trust.ok()) return refuse(anchor + ": " + std::string(kex::to_string(trust.error())));
+  auto trust = load_trust(a.ca, &why);
+  if (!trust) return refuse(why);
   ::layersec::KeyFileError detail{};
   const auto [pdir, pname] = split_stem(a.publisher);
   auto pub_id = kex::load_identity(pdir, pname, &detail);
@@ -552,7 +243,7 @@ const CommandRegistration reg(60, [](CLI::App& root) {
   c->add_option("--alg", ca->alg, "p256 (default) or ed25519");
   c->add_option("--days", ca->days, "validity in days (default 3650; ends by 9999-12-31)")
       ->check(whole_in(1, 3'000'000));
-  c->callback([ca] { set_exit_code(run_ca(*ca)); });
+  c->callback([ca] { run([&] { return run_ca(*ca); }); });
 
   auto is = std::make_shared<IssueArgs>();
   auto* i = keys->add_subcommand("issue", "Issue an ECU/IED certificate with its authorised services");
@@ -568,29 +259,30 @@ const CommandRegistration reg(60, [](CLI::App& root) {
       ->check(whole_in(1, kex::kMaxCertificateTime - 1));
   i->add_option("--not-after", is->not_after, "explicit validity end (Unix seconds, at most 253402300799)")
       ->check(whole_in(1, kex::kMaxCertificateTime));
-  i->callback([is] { set_exit_code(run_issue(*is)); });
+  i->callback([is] { run([&] { return run_issue(*is); }); });
 
   auto show = std::make_shared<std::string>();
   auto* s = keys->add_subcommand("show", "Print a certificate's subject, validity and services");
   s->add_option("--cert", *show, "certificate (PEM)")->required();
-  s->callback([show] { set_exit_code(run_show(*show)); });
+  s->callback([show] { run([&] { return run_show(*show); }); });
 
-  auto va = std::make_shared<VerifyArgs>();
+  auto va = std::make_shared<VerifyRequest>();
+  auto va_at = std::make_shared<std::int64_t>(0);
   auto* v = keys->add_subcommand("verify", "Check a certificate against a CA (and a service)");
   v->add_option("--ca", va->ca, "CA directory or CA certificate")->required();
   v->add_option("--cert", va->cert, "node certificate (PEM)")->required();
   v->add_option("--service", va->service, "service id the node must be authorised for");
   v->add_option("--key", va->key, "also load this key file (0600 check) and match it");
-  v->add_option("--at", va->at, "verify at this time (Unix seconds) instead of now")
+  v->add_option("--at", *va_at, "verify at this time (Unix seconds) instead of now")
       ->check(whole_in(1, kex::kMaxCertificateTime));
-  v->callback([va] { set_exit_code(run_verify(*va)); });
+  v->callback([va, va_at] { run([&] { return run_verify(*va, *va_at); }); });
 
   auto hs = std::make_shared<HandshakeArgs>();
   auto* h = keys->add_subcommand("handshake", "Time complete in-process Mode B handshakes");
   h->add_option("--kem", hs->kem, "rsa-2048 (default), rsa-3072, x25519, ecdh-p256, ml-kem-768, ...");
   h->add_option("--iterations", hs->iterations, "handshakes to time (default 200)")->check(whole_in(1, 1'000'000));
   h->add_option("--json", hs->json, "write the figures to FILE")->check(kOutputFile);
-  h->callback([hs] { set_exit_code(run_handshake(*hs)); });
+  h->callback([hs] { run([&] { return run_handshake(*hs); }); });
 
   auto es = std::make_shared<EstablishArgs>();
   auto* e = keys->add_subcommand("establish", "One Mode B handshake between provisioned identities");
@@ -600,7 +292,7 @@ const CommandRegistration reg(60, [](CLI::App& root) {
   e->add_option("--service", es->service, "service id")->required();
   e->add_option("--eventgroup", es->eventgroup, "eventgroup id (default 1)")->check(whole_in(0, 0xFFFF));
   e->add_option("--kem", es->kem, "rsa-2048 (default; the subscriber's certificate key), x25519, ...");
-  e->callback([es] { set_exit_code(run_establish(*es)); });
+  e->callback([es] { run([&] { return run_establish(*es); }); });
 });
 
 }  // namespace

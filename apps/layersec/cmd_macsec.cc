@@ -19,13 +19,14 @@
 //   dropped <InPkts counter> [<SecTAG error>]
 // and exits 0 only if every frame was verified.
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <benchmark/benchmark.h>
@@ -33,216 +34,22 @@
 
 #include "cli_checks.h"
 #include "command.h"
-#include "layersec/net/pcap.h"
-#include "layersec/base/hex.h"
-#include "layersec/base/keyfile.h"
-#include "layersec/crypto/kdf.h"
-#include "layersec/macsec/link.h"
-#include "layersec/macsec/link_config.h"
-#include "layersec/macsec/secy.h"
+#include "layersec/macsec/cipher_suite.h"
+#include "layersec/macsec/frame_tool.h"
+#include "layersec/macsec/static_sa_config.h"
 #include "runner.h"
 
 namespace layersec::app {
 namespace {
 
-using macsec::CipherSuite;
+using MacsecOptions = macsec::StaticSaOptions;
 
-struct MacsecOptions {
-  std::string suite = "GCM-AES-128";
-  std::string key_file;
-  std::string sci = "0211223344550001";
-  int an = 0;
-  std::uint64_t pn = 1;
-  std::string ssci = "00000001";
-  std::string salt = "000000000000000000000000";
-  bool integrity = false;
-  bool no_sci = false;
-  bool es = false;
-  int offset = 0;
-  bool clear_tags = false;
-  bool clear_tags_in_icv = false;
-  std::string validate_frames = "strict";
-  std::uint32_t window = 0;
-  bool no_replay = false;
-  std::vector<std::string> frames;
-  std::string pcap_path;
-  bool stats = false;
-  bool stats_json = false;
-};
-
-std::vector<std::uint8_t> parse_hex(const std::string& what, const std::string& text,
-                                    std::size_t size = 0) {
-  auto v = from_hex(text);
-  if (!v) throw std::runtime_error(what + ": not valid hex");
-  if (size != 0 && v->size() != size)
-    throw std::runtime_error(what + ": expected " + std::to_string(size) + " octets");
-  return *v;
-}
-
-CipherSuite suite_of(const MacsecOptions& o) {
-  auto s = macsec::cipher_suite_from_string(o.suite);
-  if (!s) throw std::runtime_error("unknown cipher suite " + o.suite);
-  return *s;
-}
-
-SecretBytes load_sak(const MacsecOptions& o, CipherSuite suite) {
-  if (o.key_file.empty()) throw std::runtime_error("--key-file is required");
-  KeyFileOptions ko;
-  ko.expected_size = macsec::sak_size(suite);
-  std::string detail;
-  auto k = load_key_file(o.key_file, ko, &detail);
-  if (!k) {
-    // Names the file, the decoded length and the expected one; never a key byte.
-    throw std::runtime_error("--key-file: " + key_file_message(o.key_file, k.error(), detail) +
-                             (k.error() == KeyFileError::kWrongSize
-                                  ? " (" + std::string(macsec::to_string(suite)) + " needs a " +
-                                        std::to_string(macsec::sak_size(suite)) + "-octet SAK)"
-                                  : std::string()));
-  }
-  return std::move(k).value();
-}
-
-using macsec::key_id;
-
-// An SCI option: 16 hex digits whose port part is not 0.
-macsec::Sci sci_option(const char* what, const std::string& text) {
-  const macsec::Sci sci{load_be64(parse_hex(what, text, 8).data())};
-  if (sci.port() == 0)
-    throw std::runtime_error(std::string(what) + ": port identifier 0 (the last 4 hex digits) names no port");
-  return sci;
-}
-
-// --pn against the suite's PN space (10.5.2: never beyond the last PN).
-void check_pn(const MacsecOptions& o, CipherSuite suite) {
-  if (o.pn > macsec::max_pn(suite)) {
-    throw std::runtime_error("--pn: " + std::to_string(o.pn) + " is beyond the last PN of " +
-                             std::string(macsec::to_string(suite)) + " (" + std::to_string(macsec::max_pn(suite)) +
-                             ")");
-  }
-}
-
-macsec::SecYConfig config_of(const MacsecOptions& o, CipherSuite suite) {
-  macsec::SecYConfig c;
-  c.suite = suite;
-  c.sci = sci_option("--sci", o.sci);
-  c.confidentiality = !o.integrity;
-  if (o.offset != 0 && o.offset != 30 && o.offset != 50)
-    throw std::runtime_error("--offset: must be 0, 30 or 50 (802.1AE-2018 10.7.24)");
-  c.confidentiality_offset = static_cast<std::uint8_t>(o.offset);
-  c.include_sci = !o.no_sci;
-  c.use_es = o.es;
-  c.vlan_mode = o.clear_tags ? macsec::VlanMode::kClearTag : macsec::VlanMode::kStandard;
-  c.clear_tags_in_icv = o.clear_tags_in_icv;
-  if (o.validate_frames == "strict") {
-    c.validate_frames = macsec::ValidateFrames::kStrict;
-  } else if (o.validate_frames == "check") {
-    c.validate_frames = macsec::ValidateFrames::kCheck;
-  } else if (o.validate_frames == "disabled") {
-    c.validate_frames = macsec::ValidateFrames::kDisabled;
-  } else {
-    throw std::runtime_error("--validate must be strict, check or disabled");
-  }
-  c.replay_protect = !o.no_replay;
-  c.replay_window = o.window;
-  return c;
-}
-
-macsec::SaKeys sa_keys(const MacsecOptions& o, const SecretBytes& sak, std::vector<std::uint8_t>& salt_store) {
-  macsec::SaKeys k;
-  k.sak = sak.span();
-  k.ssci = load_be32(parse_hex("--ssci", o.ssci, 4).data());
-  salt_store = parse_hex("--salt", o.salt, macsec::kSaltSize);
-  std::copy(salt_store.begin(), salt_store.end(), k.salt.begin());
-  return k;
-}
-
-// An Ethernet capture (libpcap via net::PcapWriter); timestamps 1 s apart.
-void write_pcap(const std::string& path, const std::vector<std::vector<std::uint8_t>>& frames) {
-  std::string why;
-  auto w = net::PcapWriter::open(path, net::PcapPrecision::kMicro, Duration::zero(), &why);
-  if (!w) throw std::runtime_error("cannot write " + path + ": " + why);
-  std::int64_t t = 1700000000;
-  for (const auto& f : frames) w->record(TimePoint::from_ns(t++ * 1000000000), f);
-  w->close();
-}
-
-void print_stats(const macsec::SecYStats& s) {
-  s.for_each([](std::string_view name, std::uint64_t v) {
-    if (v != 0) std::cerr << "  " << name << " " << v << "\n";
-  });
-}
-
-// One JSON line on stderr: the SecY counters and the per-SC / per-SA tables.
-void print_stats_json(const macsec::SecY& y) {
-  nlohmann::json j = macsec::per_sc_json(y);
-  j["secy"] = macsec::to_json(y.stats());
-  std::cerr << j.dump() << "\n";
-}
-
-void run_protect(const MacsecOptions& o) {
-  const CipherSuite suite = suite_of(o);
-  check_pn(o, suite);
-  const SecretBytes sak = load_sak(o, suite);
-  std::cerr << "macsec protect: " << macsec::to_string(suite) << " key id " << key_id(sak)
-            << " AN " << o.an << " first PN " << o.pn << "\n";
-  macsec::SecY y(config_of(o, suite));
-  std::vector<std::uint8_t> salt;
-  auto st = y.install_tx_sa(static_cast<std::uint8_t>(o.an), sa_keys(o, sak, salt), o.pn);
-  if (!st) throw std::runtime_error("install SA: " + std::string(macsec::to_string(st.error())));
-  if (!y.set_encoding_sa(static_cast<std::uint8_t>(o.an)).ok())
-    throw std::runtime_error("set encoding SA failed");
-  std::vector<std::vector<std::uint8_t>> out_frames;
-  for (const auto& text : o.frames) {
-    const auto frame = parse_hex("--hex", text);
-    std::vector<std::uint8_t> out(frame.size() + 64);
-    auto n = y.protect(frame, out);
-    if (!n) throw std::runtime_error("protect: " + std::string(macsec::to_string(n.error())));
-    out.resize(*n);
-    std::cout << to_hex(out) << "\n";
-    out_frames.push_back(std::move(out));
-  }
-  if (!o.pcap_path.empty()) write_pcap(o.pcap_path, out_frames);
-  if (o.stats) print_stats(y.stats());
-  if (o.stats_json) print_stats_json(y);
-}
+// The work is in macsec/frame_tool.h; a frame that did not verify ends the
+// process with status 2.
+void run_protect(const MacsecOptions& o) { macsec::protect_static_frames(o, std::cout, std::cerr); }
 
 void run_validate(const MacsecOptions& o) {
-  const CipherSuite suite = suite_of(o);
-  check_pn(o, suite);
-  const SecretBytes sak = load_sak(o, suite);
-  macsec::SecYConfig c = config_of(o, suite);
-  const macsec::Sci peer = c.sci;
-  // Our own transmit SCI is not used here; it only must not be the peer's.
-  c.sci = macsec::Sci{peer.value == 0x0200000000000001ULL ? 0x0200000000000002ULL : 0x0200000000000001ULL};
-  std::cerr << "macsec validate: " << macsec::to_string(suite) << " key id " << key_id(sak)
-            << " AN " << o.an << " lowest PN " << o.pn << " validateFrames "
-            << macsec::to_string(c.validate_frames) << "\n";
-  macsec::SecY y(c);
-  std::vector<std::uint8_t> salt;
-  if (!y.add_rx_sc(peer).ok()) throw std::runtime_error("add receive SC failed");
-  auto st = y.install_rx_sa(peer, static_cast<std::uint8_t>(o.an), sa_keys(o, sak, salt), o.pn);
-  if (!st) throw std::runtime_error("install SA: " + std::string(macsec::to_string(st.error())));
-  bool all_verified = true;
-  for (const auto& text : o.frames) {
-    auto frame = parse_hex("--hex", text);
-    auto r = y.validate(frame);
-    if (!r) {
-      all_verified = false;
-      std::cout << "dropped " << macsec::to_string(r.error());
-      if (r.error() == macsec::ReceiveDrop::kBadTag)
-        std::cout << " " << macsec::to_string(y.last_sectag_error());
-      std::cout << "\n";
-    } else if (r->verified()) {
-      std::cout << "verified " << to_hex(r->frame) << " " << int(r->an) << " " << r->pn << "\n";
-    } else {
-      all_verified = false;
-      std::cout << "delivered " << macsec::to_string(r->disposition) << " " << to_hex(r->frame)
-                << "\n";
-    }
-  }
-  if (o.stats) print_stats(y.stats());
-  if (o.stats_json) print_stats_json(y);
-  if (!all_verified) set_exit_code(2);
+  if (!macsec::validate_static_frames(o, std::cout, std::cerr)) set_exit_code(2);
 }
 
 void add_common(CLI::App* cmd, MacsecOptions& o) {

@@ -128,6 +128,28 @@ echo "$warn" | grep -q "printed in clear" || { echo "FAIL: --print-secrets does 
 ek=$(cat "$TMP/encapsulation_0_ek")
 expect_fail "short --pk" "--pk has 4 bytes; ml-kem-768 public keys have 1184 (length check)" -- \
   "$LAYERSEC" kem encaps --scheme ml-kem-768 --pk 00112233
-expect_fail "unreduced --pk" "modulus check" -- \
+expect_fail "unreduced --pk" "^layersec: kem: --pk fails the FIPS 203 §7.2 encapsulation key modulus check" -- \
   "$LAYERSEC" kem encaps --scheme ml-kem-768 --pk "ff${ek:2:1}f${ek:4}"
+# The hybrid names the part; X25519 names the low-order check (u = 0, u = 1);
+# an RSA DER key has no fixed length, so a short one is not a length failure.
+x0=0000000000000000000000000000000000000000000000000000000000000000
+expect_fail "hybrid unreduced --pk" "modulus check in its ML-KEM-768 part" -- \
+  "$LAYERSEC" kem encaps --scheme x25519+ml-kem-768 --pk "3948cfe0ad1ddb695d780e59077195da6c56506b027329794ab02bca80815c4dff${ek:2:1}f${ek:4}"
+expect_fail "hybrid low-order --pk" "^layersec: kem: --pk has an X25519 part that is a low-order point" -- \
+  "$LAYERSEC" kem encaps --scheme x25519+ml-kem-768 --pk "$x0$ek"
+expect_fail "low-order x25519 --pk" "^layersec: kem: --pk is a low-order point.*RFC 7748 §6.1 check" -- \
+  "$LAYERSEC" kem encaps --scheme x25519 --pk "01${x0:2}"
+expect_fail "short rsa --pk" "^layersec: kem: --pk is not a valid rsa-2048 public key" -- \
+  "$LAYERSEC" kem encaps --scheme rsa-2048 --pk 3000
+# Secrets: ids without the flag, the secret itself with it.
+x_sk=4612c550263fc8ad58375df3f557aac531d26850903e55a9f23f21d8534e8ac8
+kg=$("$LAYERSEC" kem keygen --scheme x25519 --seed "$x_sk")
+[ -n "$(field "$kg" private_key_id)" ] || { echo "FAIL: keygen without --print-secrets: no private_key_id"; exit 1; }
+if echo "$kg" | grep -q "$x_sk"; then echo "FAIL: private key printed without --print-secrets"; exit 1; fi
+kg=$("$LAYERSEC" kem keygen --scheme x25519 --seed "$x_sk" --print-secrets 2>/dev/null)
+expect_eq "keygen --print-secrets private_key" "$(field "$kg" private_key)" "$x_sk"
+# A secret --seed @FILE goes through base/keyfile.h too.
+printf '%s\n' "$x_sk" > "$TMP/loose_seed"; chmod 644 "$TMP/loose_seed"
+expect_fail "0644 --seed file" "^layersec: kem: --seed: $TMP/loose_seed: key file is accessible by group or others" -- \
+  "$LAYERSEC" kem keygen --scheme x25519 --seed "@$TMP/loose_seed"
 echo "ok: secret inputs through base/keyfile, secrets printed only with --print-secrets, named public key checks"

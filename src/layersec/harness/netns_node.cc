@@ -1,6 +1,7 @@
-// One node of the netns scenarios (netns_node.h): interface preparation,
-// the SOME/IP + SecOC configuration of the testbed (testbed.cc) on real
-// sockets, the closed loop and the rate phase, and the report.
+// One node of the netns scenarios (netns_node.h): interface preparation, the
+// SOME/IP + SecOC configuration of the testbed (testbed.cc) built through the
+// node builder (node/stack.h) on real sockets, key management, the traffic
+// driver (netns_traffic.h) and the report.
 //
 // Interfaces (the node runs as root in its own namespace):
 //   kernel, no MACsec  the veth keeps the address the orchestrator gave it.
@@ -64,42 +65,30 @@
 // (KeyServer::members_on_current_key() == member_count() == N); joins rekey
 // the group, so earlier members fetch the key again after later joins.
 //
-// Readiness: the publisher waits for N subscriptions (and, rsa, every member
-// on the current key), 50 ms more for the SubscribeAcks and ConfirmAcks to
-// land, then sends
-// probe iterations (flag kProbe) until one completes within `timeout`, all
-// within ready_timeout of its start.
+// Readiness, the closed loop, the rate phase and the measured-phase costs:
+// the traffic driver (netns_traffic.h).
 //
 // security_rejections = SecOC rejections of the runtime + MACsec frames that
 // claimed protection and failed (rx_dropped + rx_unverified). Frames without
 // a SecTAG on the uncontrolled port (rx_not_macsec: host noise such as IPv6
 // from a peer not yet configured) are reported in transport.macsec only.
-//
-// Measured-phase costs (cpu_ns, wall_ns, secoc_*): publisher from the first
-// measured (or rate-phase) event to the end of its phase; subscriber from the
-// last event it handled before the measured events to the last measured
-// event it handled. cpu_ns is process CPU time (CLOCK_PROCESS_CPUTIME_ID): in
-// a test that runs several nodes as threads of one process it covers them all.
 #include "layersec/harness/netns_node.h"
 
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <utility>
 
-#include "layersec/base/bytes.h"
 #include "layersec/base/keyfile.h"
+#include "layersec/harness/netns_traffic.h"
 #include "layersec/harness/scenario_layout.h"
 #include "layersec/keymgmt/key_client.h"
 #include "layersec/keymgmt/key_server.h"
@@ -110,6 +99,7 @@
 #include "layersec/net/interface.h"
 #include "layersec/net/io.h"
 #include "layersec/net/netns.h"
+#include "layersec/node/stack.h"
 #include "layersec/secoc/engine.h"
 #include "layersec/secoc/state_store.h"
 #include "layersec/someip/counters_json.h"
@@ -136,172 +126,13 @@ using layout::kSubscriberPort;
 using layout::kSyncDataIdBase;
 using layout::subscriber_client_id;
 constexpr std::uint16_t kSyncEvent = 0x8002;  // SecOC sync messages (psk)
-constexpr int kMaxSubscribers = 200;
-constexpr std::size_t kMinPayload = 16;
-constexpr std::size_t kMaxPayload = 60000;
 constexpr std::size_t kSecocKeySize = 32;
 constexpr std::size_t kSakSize = 16;
 constexpr const char* kTapName = "lsec0";
 constexpr Duration kSyncPeriod = Duration::seconds(1);
-// From "every subscriber subscribed (and keyed)" to the first probe: time for
-// the SubscribeAcks (multicast joins happen on them) and, rsa-mode-b, the last
-// ConfirmAck (the client installs the key on it) to arrive, as the testbed
-// waits after service discovery.
-constexpr Duration kGroupSettle = Duration::milliseconds(50);
-// Longest the loop sleeps before looking at `stop` again.
-constexpr Duration kStopPoll = Duration::milliseconds(20);
 constexpr Duration kKeyClientRetry = Duration::milliseconds(250);
 
-// Payload flags (byte 12).
-constexpr std::uint8_t kFlagProbe = 0x01;
-constexpr std::uint8_t kFlagWarmup = 0x02;
-constexpr std::uint8_t kFlagMeasured = 0x04;  // closed loop, measured iteration
-constexpr std::uint8_t kFlagRate = 0x08;      // rate phase
-constexpr std::size_t kPayloadHeader = 13;    // u32 sequence, u64 time, u8 flags
-
-
-std::int64_t clock_ns(clockid_t id) {
-  timespec ts{};
-  ::clock_gettime(id, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000LL + ts.tv_nsec;
-}
-std::int64_t mono_ns() { return clock_ns(CLOCK_MONOTONIC); }
-std::int64_t cpu_ns_now() { return clock_ns(CLOCK_PROCESS_CPUTIME_ID); }
-
-// Unix-epoch time, as Mode B timestamps and certificate validity need.
-class WallClock final : public Clock {
- public:
-  [[nodiscard]] TimePoint now() const override { return TimePoint::from_ns(clock_ns(CLOCK_REALTIME)); }
-};
-
 [[noreturn]] void fail(const std::string& what) { throw std::runtime_error(what); }
-
-// --- payload ------------------------------------------------------------------
-
-struct PayloadHeader {
-  std::uint32_t sequence = 0;
-  std::int64_t time_ns = 0;  // event: send time; answer: the subscriber's receive time
-  std::uint8_t flags = 0;
-};
-
-void write_payload_header(std::vector<std::uint8_t>& p, const PayloadHeader& h) {
-  ByteWriter w(MutableByteSpan(p.data(), kPayloadHeader));
-  const bool ok = w.u32(h.sequence) && w.u64(static_cast<std::uint64_t>(h.time_ns)) && w.u8(h.flags);
-  (void)ok;  // p.size() >= kMinPayload > kPayloadHeader: cannot fail
-}
-
-std::optional<PayloadHeader> read_payload_header(ByteSpan p) {
-  if (p.size() < kPayloadHeader) return std::nullopt;
-  ByteReader r(p.first(kPayloadHeader));
-  PayloadHeader h;
-  h.sequence = r.u32();
-  h.time_ns = static_cast<std::int64_t>(r.u64());
-  h.flags = r.u8();
-  if (!r.ok()) return std::nullopt;
-  return h;
-}
-
-// --- JSON reading with named fields ---------------------------------------------
-
-// Reads optional fields of one object; the first error (naming the field) is
-// sticky, so a long list of reads is checked once at the end.
-class FieldReader {
- public:
-  FieldReader(const json& j, std::string prefix) : j_(j), prefix_(std::move(prefix)) {
-    if (!j_.is_object()) error_ = (prefix_.empty() ? std::string("spec") : prefix_) + ": expected a JSON object";
-  }
-  [[nodiscard]] const std::string& error() const { return error_; }
-  [[nodiscard]] bool ok() const { return error_.empty(); }
-
-  const json* field(const char* name, bool required) {
-    if (!ok()) return nullptr;
-    auto it = j_.find(name);
-    if (it == j_.end() || it->is_null()) {
-      if (required) set(name, "missing");
-      return nullptr;
-    }
-    return &*it;
-  }
-  void string(const char* name, std::string& out, bool required = false) {
-    if (const json* v = field(name, required)) {
-      if (!v->is_string()) return set(name, "expected a string");
-      out = v->get<std::string>();
-    }
-  }
-  void boolean(const char* name, bool& out) {
-    if (const json* v = field(name, false)) {
-      if (!v->is_boolean()) return set(name, "expected true or false");
-      out = v->get<bool>();
-    }
-  }
-  template <class T>
-  void integer(const char* name, T& out, std::int64_t lo, std::int64_t hi, bool required = false) {
-    if (const json* v = field(name, required)) {
-      if (!v->is_number_integer()) return set(name, "expected an integer");
-      if (v->is_number_unsigned() && v->get<std::uint64_t>() > static_cast<std::uint64_t>(hi))
-        return set(name, "out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
-      const auto x = v->get<std::int64_t>();
-      if (x < lo || x > hi) return set(name, "out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
-      out = static_cast<T>(x);
-    }
-  }
-  void unsigned64(const char* name, std::uint64_t& out) {
-    if (const json* v = field(name, false)) {
-      if (!v->is_number_unsigned() && !(v->is_number_integer() && v->get<std::int64_t>() >= 0))
-        return set(name, "expected a non-negative integer");
-      out = v->get<std::uint64_t>();
-    }
-  }
-  void number(const char* name, double& out, double lo, double hi) {
-    if (const json* v = field(name, false)) {
-      if (!v->is_number()) return set(name, "expected a number");
-      const double x = v->get<double>();
-      if (!std::isfinite(x) || x < lo || x > hi) return set(name, "out of range");
-      out = x;
-    }
-  }
-  void duration_ns(const char* name, Duration& out, Duration lo) {
-    std::int64_t ns = out.ns();
-    integer(name, ns, lo.ns(), std::numeric_limits<std::int64_t>::max());
-    out = Duration::nanoseconds(ns);
-  }
-  void ipv4(const char* name, net::Ipv4Address& out, bool required) {
-    if (const json* v = field(name, required)) {
-      auto a = v->is_string() ? net::Ipv4Address::parse(v->get<std::string>()) : std::nullopt;
-      if (!a) return set(name, "expected a dotted-quad IPv4 address");
-      out = *a;
-    }
-  }
-  void mac(const char* name, net::MacAddress& out, bool required) {
-    if (const json* v = field(name, required)) {
-      auto m = v->is_string() ? net::MacAddress::parse(v->get<std::string>()) : std::nullopt;
-      if (!m) return set(name, "expected a MAC address aa:bb:cc:dd:ee:ff");
-      out = *m;
-    }
-  }
-  void set(const std::string& name, const std::string& what) {
-    if (ok()) error_ = prefix_ + name + ": " + what;
-  }
-
- private:
-  const json& j_;
-  std::string prefix_;
-  std::string error_;
-};
-
-std::optional<Security> security_from(const std::string& s) {
-  if (s == "none") return Security::kNone;
-  if (s == "secoc") return Security::kSecoc;
-  if (s == "hybrid") return Security::kHybrid;
-  return std::nullopt;
-}
-
-std::optional<KeyDistribution> keys_from(const std::string& s) {
-  if (s == "none") return KeyDistribution::kNone;
-  if (s == "psk") return KeyDistribution::kPsk;
-  if (s == "rsa-mode-b") return KeyDistribution::kRsaModeB;
-  return std::nullopt;  // group-mode-b is a simulated-testbed scenario only
-}
 
 // --- small OS helpers -------------------------------------------------------------
 
@@ -363,32 +194,32 @@ secoc::FreshnessCounters fresh_sender_epoch(const secoc::EngineConfig& tx) {
   return c;
 }
 
-// What the measured-phase figures are differences of.
-struct CostSnapshot {
-  std::int64_t cpu_ns = 0;
-  std::int64_t wall_ns = 0;
-  std::uint64_t protect_ns = 0;
-  std::uint64_t verify_ns = 0;
-  std::uint64_t protected_ = 0;
-  std::uint64_t verified = 0;
-};
-
-CostSnapshot snapshot(const someip::Runtime& rt) {
-  const auto& c = rt.counters();
-  return {cpu_ns_now(), mono_ns(), c.secoc_protect_ns, c.secoc_verify_ns, c.secoc_protected, c.secoc_verified};
-}
-
-void apply_costs(NetnsNodeReport& r, const CostSnapshot& a, const CostSnapshot& b) {
-  r.cpu_ns = static_cast<std::uint64_t>(std::max<std::int64_t>(0, b.cpu_ns - a.cpu_ns));
-  r.wall_ns = static_cast<std::uint64_t>(std::max<std::int64_t>(0, b.wall_ns - a.wall_ns));
-  r.secoc_protect_ns = b.protect_ns - a.protect_ns;
-  r.secoc_verify_ns = b.verify_ns - a.verify_ns;
-  r.secoc_protected = b.protected_ - a.protected_;
-  r.secoc_verified = b.verified - a.verified;
-}
-
 // --- the node ---------------------------------------------------------------------
 
+// The message of a part the node builder refused, in the node's own wording.
+std::string build_failure_text(const node::BuildError& e, const NetnsNodeSpec& spec) {
+  const node::BuildFailure& f = e.failure();
+  switch (f.stage) {
+    case node::BuildStage::kMacsec:
+      return e.what();
+    case node::BuildStage::kTransport:
+      return "raw transport on " + spec.interface + ": " +
+             (f.transport_error ? std::string(someip::to_string(*f.transport_error)) : std::string("refused")) + ": " +
+             net::errno_text(f.os_errno);
+    case node::BuildStage::kRuntime:
+      return std::string("SOME/IP configuration: ") + e.what();
+    case node::BuildStage::kSecocStart:
+      return "SecOC engine did not start";
+    case node::BuildStage::kSecocKey:
+      return "SecOC key installation refused";
+    case node::BuildStage::kSecocBindings:
+      return std::string("SecOC configuration: ") + e.what();
+  }
+  return e.what();
+}
+
+// One node: its interfaces, its stack (node::build_stack), its keys and its
+// traffic driver; restores the interfaces when destroyed.
 class Node {
  public:
   Node(const NetnsNodeSpec& spec, const std::atomic<bool>& stop) : spec_(spec), stop_(stop), loop_(mono_) {
@@ -407,20 +238,27 @@ class Node {
     secured_ = spec_.security != Security::kNone;
     macsec_ = spec_.security == Security::kHybrid;
     sync_ = secured_ && spec_.keys == KeyDistribution::kPsk;
-    prepare_interfaces();
-    open_transport();
-    build_runtime();
-    if (secured_) setup_secoc();
-    install_handlers();
-    if (auto st = runtime_->start(); !st.ok()) {
-      fail("SOME/IP runtime did not start: " + std::string(someip::to_string(st.error())) +
-           (socket_ ? " (errno " + std::to_string(socket_->last_errno()) + ")" : std::string()));
+    write_sysctl("/proc/sys/net/ipv6/conf/" + spec_.interface + "/disable_ipv6", "1");
+    if (macsec_) write_sysctl("/proc/sys/net/ipv6/conf/default/disable_ipv6", "1");
+    if (spec_.path == LinkPath::kRaw) {
+      restore_address_ = true;
+      must_run({"ip", "-4", "addr", "flush", "dev", spec_.interface});
     }
-    started_ns_ = mono_ns();
+    build();
+    if (spec_.path == LinkPath::kKernel && macsec_) open_tap();
+    if (secured_) provision_secoc();
+    traffic_ = std::make_unique<NetnsTraffic>(spec_, stack_->runtime(), loop_, stop_, report_, traffic_hooks());
+    traffic_->install_handlers();
+    if (auto st = stack_->runtime().start(); !st.ok()) {
+      someip::SocketTransport* socket = stack_->socket_transport();
+      fail("SOME/IP runtime did not start: " + std::string(someip::to_string(st.error())) +
+           (socket ? " (errno " + std::to_string(socket->last_errno()) + ")" : std::string()));
+    }
+    const std::int64_t started_ns = monotonic_now_ns();
     if (publisher_) {
-      run_publisher();
+      traffic_->run_publisher(started_ns);
     } else {
-      run_subscriber();
+      traffic_->run_subscriber();
     }
   }
 
@@ -429,13 +267,16 @@ class Node {
     report_.rss_kib = rss_kib();
     json t = json::object();
     t["path"] = to_string(spec_.path);
-    if (socket_) {
-      const auto& s = socket_->stats();
+    someip::SocketTransport* socket = stack_ ? stack_->socket_transport() : nullptr;
+    someip::RawTransport* raw = stack_ ? stack_->raw_transport() : nullptr;
+    const macsec::MacsecLink* mlink = stack_ ? stack_->macsec_link() : nullptr;
+    if (socket) {
+      const auto& s = socket->stats();
       t["socket"] = {{"rx_datagrams", s.rx_datagrams}, {"rx_truncated", s.rx_truncated},
                      {"rx_not_joined", s.rx_not_joined}, {"rx_errors", s.rx_errors}, {"tx_errors", s.tx_errors}};
     }
-    if (raw_) {
-      const auto& s = raw_->stats();
+    if (raw) {
+      const auto& s = raw->stats();
       t["raw"] = {{"tx_frames", s.tx_frames},         {"tx_filter_refused", s.tx_filter_refused},
                   {"tx_errors", s.tx_errors},         {"tx_unreachable", s.tx_unreachable},
                   {"tx_too_large", s.tx_too_large},   {"rx_frames", s.rx_frames},
@@ -444,15 +285,15 @@ class Node {
                   {"rx_datagrams", s.rx_datagrams},   {"rx_errors", s.rx_errors}};
     }
     std::uint64_t rejections = 0;
-    if (mlink_) {
-      t["macsec"] = mlink_->stats_json();
-      rejections += mlink_->stats().rx_dropped + mlink_->stats().rx_unverified;
+    if (mlink) {
+      t["macsec"] = mlink->stats_json();
+      rejections += mlink->stats().rx_dropped + mlink->stats().rx_unverified;
     }
-    if (runtime_) {
-      t["runtime"] = someip::to_json(runtime_->counters());
-      rejections += runtime_->counters().secoc_rejected;
+    if (stack_) {
+      t["runtime"] = someip::to_json(stack_->runtime().counters());
+      rejections += stack_->runtime().counters().secoc_rejected;
     }
-    if (!rejection_reasons_.empty()) t["secoc_rejections"] = rejection_reasons_;
+    if (traffic_ && !traffic_->rejection_reasons().empty()) t["secoc_rejections"] = traffic_->rejection_reasons();
     if (server_) {
       const auto& c = server_->counters();
       t["key_server"] = {{"requests_accepted", c.requests_accepted}, {"confirms_accepted", c.confirms_accepted},
@@ -469,7 +310,7 @@ class Node {
                          {"notices_accepted", c.notices_accepted}, {"notices_ignored", c.notices_ignored},
                          {"failures", failures}, {"key_id", client_->key_id(kService, kEventgroup)}};
     }
-    t["notify_failures"] = notify_failures_;
+    t["notify_failures"] = traffic_ ? traffic_->notify_failures() : 0;
     report_.transport = std::move(t);
     report_.security_rejections = rejections;
   }
@@ -477,79 +318,62 @@ class Node {
  private:
   // --- set-up ---------------------------------------------------------------------
 
-  void prepare_interfaces() {
-    const std::string& ifname = spec_.interface;
-    write_sysctl("/proc/sys/net/ipv6/conf/" + ifname + "/disable_ipv6", "1");
-    const bool tap = spec_.path == LinkPath::kKernel && macsec_;
-    const bool raw = spec_.path == LinkPath::kRaw;
+  // Runtime, transport, MACsec SecY and SecOC engine, through the node builder.
+  void build() {
+    node::StackSpec ss;
+    ss.runtime = runtime_config();
+    ss.seed = static_cast<std::uint64_t>(monotonic_now_ns()) ^ (static_cast<std::uint64_t>(::getpid()) << 20) ^
+              static_cast<std::uint64_t>(spec_.index + 1);
     if (macsec_) {
-      write_sysctl("/proc/sys/net/ipv6/conf/default/disable_ipv6", "1");
       const SecretBytes sak = load_key(spec_.macsec_key_file, kSakSize, "MACsec SAK");
-      macsec::SecYConfig c;
-      c.sci = macsec::Sci::from_parts(spec_.mac.bytes.data(), 1);
-      c.suite = macsec::CipherSuite::kGcmAes128;
-      c.validate_frames = macsec::ValidateFrames::kStrict;
-      c.confidentiality = true;
-      c.replay_protect = true;
-      macsec::SecY secy(c);
-      const macsec::SaKeys keys{ByteSpan(sak.span())};
-      auto check = [](Status<macsec::SaError> st, const std::string& what) {
-        if (!st.ok()) fail("MACsec " + what + ": " + std::string(macsec::to_string(st.error())));
-      };
-      check(secy.install_tx_sa(0, keys, 1), "Tx SA");
-      check(secy.set_encoding_sa(0), "encoding SA");
-      for (const auto& p : spec_.peers) {
-        const auto sci = macsec::Sci::from_parts(p.mac.bytes.data(), 1);
-        check(secy.add_rx_sc(sci), "Rx SC of " + p.name);
-        check(secy.install_rx_sa(sci, 0, keys, 1), "Rx SA of " + p.name);
-      }
-      mlink_ = std::make_unique<macsec::MacsecLink>(std::move(secy));
+      node::MacsecSpec m;
+      m.sci = macsec::Sci::from_parts(spec_.mac.bytes.data(), 1);
+      m.suite = macsec::CipherSuite::kGcmAes128;
+      m.tx_key = sak.clone();
+      for (const auto& p : spec_.peers)
+        m.peers.push_back({macsec::Sci::from_parts(p.mac.bytes.data(), 1), sak.clone(), p.name});
+      ss.macsec = std::move(m);
     }
-    if (tap) {
-      macsec::TapLinkOptions o;
-      o.lower = ifname;
-      o.name = kTapName;
-      o.mac = spec_.mac;  // SCIs derive from the spec's MAC: the TAP sends with it
-      o.bring_up = true;
-      tap_ = std::make_unique<macsec::TapLink>(macsec::TapLink::open(*mlink_, o));
-      write_sysctl("/proc/sys/net/ipv6/conf/" + tap_->name() + "/disable_ipv6", "1");
-      restore_address_ = true;
-      must_run({"ip", "-4", "addr", "flush", "dev", ifname});
-      must_run({"ip", "addr", "add", spec_.ip.to_string() + "/24", "dev", tap_->name()});
-      must_run({"ip", "link", "set", tap_->name(), "mtu", std::to_string(tap_->mtu()), "up"});
-      tap_->attach(loop_);
-    } else if (raw) {
-      restore_address_ = true;
-      must_run({"ip", "-4", "addr", "flush", "dev", ifname});
-    }
-  }
-
-  void open_transport() {
     if (spec_.path == LinkPath::kKernel) {
-      socket_ = std::make_unique<someip::SocketTransport>(loop_, spec_.ip);
-      transport_ = socket_.get();
-      return;
-    }
-    if (macsec_) filter_ = std::make_unique<macsec::MacsecFilter>(*mlink_);
-    someip::RawTransportConfig rc;
-    rc.interface = spec_.interface;
-    rc.address = spec_.ip;
-    for (const auto& p : spec_.peers) rc.neighbours[p.ip] = p.mac;
-    if (auto mtu = net::interface_mtu(spec_.interface); mtu.ok()) {
-      rc.mtu = static_cast<std::size_t>(*mtu);
+      ss.transport = node::SocketTransportSpec{&loop_, spec_.ip, {}};
     } else {
-      fail("interface " + spec_.interface + ": cannot read its MTU: " + net::errno_text(errno));
+      someip::RawTransportConfig rc;
+      rc.interface = spec_.interface;
+      rc.address = spec_.ip;
+      for (const auto& p : spec_.peers) rc.neighbours[p.ip] = p.mac;
+      if (auto mtu = net::interface_mtu(spec_.interface); mtu.ok()) {
+        rc.mtu = static_cast<std::size_t>(*mtu);
+      } else {
+        fail("interface " + spec_.interface + ": cannot read its MTU: " + net::errno_text(errno));
+      }
+      ss.transport = node::RawTransportSpec{&loop_, std::move(rc)};
     }
-    int err = 0;
-    auto t = someip::RawTransport::open(loop_, rc, filter_.get(), &err);
-    if (!t.ok())
-      fail("raw transport on " + spec_.interface + ": " + std::string(someip::to_string(t.error())) + ": " +
-           net::errno_text(err));
-    raw_ = std::move(t).value();
-    transport_ = raw_.get();
+    if (secured_) ss.secoc = secoc_spec();
+    try {
+      stack_ = node::build_stack(std::move(ss));
+    } catch (const node::BuildError& e) {
+      fail(build_failure_text(e, spec_));
+    }
   }
 
-  void build_runtime() {
+  // kernel + hybrid: the TAP over the veth, with the node's address.
+  void open_tap() {
+    const std::string& ifname = spec_.interface;
+    macsec::TapLinkOptions o;
+    o.lower = ifname;
+    o.name = kTapName;
+    o.mac = spec_.mac;  // SCIs derive from the spec's MAC: the TAP sends with it
+    o.bring_up = true;
+    tap_ = std::make_unique<macsec::TapLink>(macsec::TapLink::open(*stack_->macsec_link(), o));
+    write_sysctl("/proc/sys/net/ipv6/conf/" + tap_->name() + "/disable_ipv6", "1");
+    restore_address_ = true;
+    must_run({"ip", "-4", "addr", "flush", "dev", ifname});
+    must_run({"ip", "addr", "add", spec_.ip.to_string() + "/24", "dev", tap_->name()});
+    must_run({"ip", "link", "set", tap_->name(), "mtu", std::to_string(tap_->mtu()), "up"});
+    tap_->attach(loop_);
+  }
+
+  someip::RuntimeConfig runtime_config() const {
     const int n = spec_.subscribers;
     someip::SdTiming timing;
     timing.initial_delay_min = Duration::milliseconds(0);
@@ -598,14 +422,7 @@ class Node {
       rc.clients = {cl};
       if (mode_b) rc.clients.push_back(keymgmt::client_config(key_ids_));
     }
-    random_ = std::make_unique<someip::SeededRandom>(static_cast<std::uint64_t>(mono_ns()) ^
-                                                     (static_cast<std::uint64_t>(::getpid()) << 20) ^
-                                                     static_cast<std::uint64_t>(spec_.index + 1));
-    try {
-      runtime_ = std::make_unique<someip::Runtime>(std::move(rc), *transport_, *random_);
-    } catch (const std::invalid_argument& e) {
-      fail(std::string("SOME/IP configuration: ") + e.what());
-    }
+    return rc;
   }
 
   secoc::EngineConfig publisher_engine_config() const {
@@ -622,49 +439,43 @@ class Node {
     return pe;
   }
 
-  void setup_secoc() {
-    const int n = spec_.subscribers;
-    someip::SecocBindings b;
-    secoc::EngineConfig cfg;
+  // The engine, its bindings and (psk) its key, for the builder.
+  node::SecocSpec secoc_spec() const {
+    node::SecocSpec sc;
     if (publisher_) {
-      cfg = publisher_engine_config();
-      b = layout::publisher_bindings(n);
+      sc.engine = publisher_engine_config();
+      sc.bindings = layout::publisher_bindings(spec_.subscribers);
     } else {
-      cfg = layout::subscriber_engine_config(spec_.index);
-      b = layout::subscriber_bindings(spec_.index);
+      sc.engine = layout::subscriber_engine_config(spec_.index);
+      sc.bindings = layout::subscriber_bindings(spec_.index);
     }
     if (sync_) {
-      b.sync_service = kService;
-      b.sync_instance = kInstance;
-      b.sync_event = kSyncEvent;
-      b.sync_rx_channel = 0;
+      sc.bindings.sync_service = kService;
+      sc.bindings.sync_instance = kInstance;
+      sc.bindings.sync_event = kSyncEvent;
+      sc.bindings.sync_rx_channel = 0;
     }
-    try {
-      auto e = secoc::Engine::start(cfg, store_);
-      if (!e.ok()) fail("SecOC engine did not start");
-      engine_ = std::move(e).value();
-      runtime_->attach_secoc(*engine_, b);
-    } catch (const std::invalid_argument& e) {
-      fail(std::string("SecOC configuration: ") + e.what());
-    }
+    if (spec_.keys == KeyDistribution::kPsk)
+      sc.keys.push_back({0, 1, load_key(spec_.secoc_key_file, kSecocKeySize, "SecOC key")});
+    return sc;
+  }
 
-    // Receive freshness: the start epoch of the peers' fresh engines.
+  // Receive freshness (the start epoch of the peers' fresh engines), then
+  // key management for rsa-mode-b.
+  void provision_secoc() {
+    secoc::Engine& engine = *stack_->engine();
     if (publisher_) {
-      for (int i = 0; i < n; ++i) {
-        if (!engine_->set_rx_freshness(static_cast<std::uint32_t>(i), fresh_sender_epoch(layout::subscriber_engine_config(i))))
+      for (int i = 0; i < spec_.subscribers; ++i) {
+        if (!engine.set_rx_freshness(static_cast<std::uint32_t>(i), fresh_sender_epoch(layout::subscriber_engine_config(i))))
           fail("SecOC: answer freshness provisioning refused");
       }
     } else {
-      if (!engine_->set_rx_freshness(0, fresh_sender_epoch(publisher_engine_config())))
+      if (!engine.set_rx_freshness(0, fresh_sender_epoch(publisher_engine_config())))
         fail("SecOC: event freshness provisioning refused");
     }
-
-    if (spec_.keys == KeyDistribution::kPsk) {
-      const SecretBytes key = load_key(spec_.secoc_key_file, kSecocKeySize, "SecOC key");
-      if (auto st = engine_->install_key(0, 1, key, loop_.now()); !st.ok()) fail("SecOC key installation refused");
-    } else if (spec_.keys == KeyDistribution::kRsaModeB) {
+    if (spec_.keys == KeyDistribution::kRsaModeB) {
       setup_mode_b();
-    } else {
+    } else if (spec_.keys != KeyDistribution::kPsk) {
       fail("security " + to_string(spec_.security) + " needs keys psk or rsa-mode-b");
     }
   }
@@ -692,8 +503,8 @@ class Node {
       kc.mode_b.max_pending = 4 * n + 16;
       kc.mode_b.replay_cache_size = 64 * n + 64;
       kc.groups = groups;
-      key_server_start_ns_ = mono_ns();
-      auto s = keymgmt::KeyServer::create(kc, *runtime_, *engine_, *identity_, trust_, wall_);
+      key_server_start_ns_ = monotonic_now_ns();
+      auto s = keymgmt::KeyServer::create(kc, stack_->runtime(), *stack_->engine(), *identity_, trust_, wall_);
       if (!s.ok()) fail("key server: " + std::string(keymgmt::to_string(s.error())));
       server_ = std::move(s).value();
     } else {
@@ -702,324 +513,42 @@ class Node {
       kc.kems = {kex::KemScheme::kRsa2048};
       kc.mode_b.kem = kex::KemScheme::kRsa2048;
       kc.groups = groups;
-      auto c = keymgmt::KeyClient::create(kc, *runtime_, *engine_, *identity_, trust_, wall_);
+      auto c = keymgmt::KeyClient::create(kc, stack_->runtime(), *stack_->engine(), *identity_, trust_, wall_);
       if (!c.ok()) fail("key client: " + std::string(keymgmt::to_string(c.error())));
       client_ = std::move(c).value();
     }
   }
 
-  void install_handlers() {
-    runtime_->on_rejection([this](const someip::SecurityRejection& r) {
-      const std::string key = std::string(secoc::to_string(r.reason)) + (r.sd ? "/sd" : "");
-      rejection_reasons_[key] = rejection_reasons_.value(key, 0) + 1;
-    });
-    payload_.assign(spec_.payload_bytes, 0);
-    if (publisher_) {
-      answered_.assign(static_cast<std::size_t>(spec_.subscribers), false);
-      for (int i = 0; i < spec_.subscribers; ++i) {
-        auto st = runtime_->set_method_handler(kService, kInstance, answer_method(i),
-                                               [this, i](const someip::Request& req, someip::Reply&) {
-                                                 on_answer(i, req.payload);
-                                               });
-        if (!st.ok()) fail("answer handler: " + std::string(someip::to_string(st.error())));
-      }
-    } else {
-      runtime_->on_event(kService, kEvent, [this](const someip::Notification& n) { on_event(n.payload); });
-    }
-  }
-
-  // Runs the loop once, waking no later than `deadline` nor kStopPoll from now.
-  void turn(TimePoint deadline) {
-    const TimePoint cap = loop_.now() + kStopPoll;
-    loop_.run_once(std::min(deadline, cap));
-  }
-  [[nodiscard]] bool stopping() const { return stop_.load(std::memory_order_relaxed); }
-
-  // --- publisher ------------------------------------------------------------------
-
-  enum class Phase : std::uint8_t {
-    kWaitingForGroup,  // subscriptions (and keys) not complete yet
-    kProbing,          // a readiness probe is in flight
-    kWarmup,           // closed loop, not recorded
-    kMeasuring,        // closed loop, recorded
-    kRate,             // rate phase (timer driven)
-    kDone,
-  };
-
-  bool group_ready() {
+  // The traffic driver's view of key management (rsa-mode-b only).
+  NetnsTrafficHooks traffic_hooks() {
+    NetnsTrafficHooks h;
     const auto n = static_cast<std::size_t>(spec_.subscribers);
-    if (runtime_->subscriber_count(kService, kInstance, kEventgroup) != n) return false;
-    if (!server_) return true;
-    if (server_->member_count(kService, kEventgroup) != n || server_->members_on_current_key(kService, kEventgroup) != n)
-      return false;
-    if (!report_.establishment_ns) report_.establishment_ns = mono_ns() - key_server_start_ns_;
-    return true;
-  }
-
-  // Sends one closed-loop event; false when the runtime refused it.
-  bool send_iteration(std::uint8_t flags) {
-    ++sequence_;
-    std::fill(answered_.begin(), answered_.end(), false);
-    answers_ = 0;
-    last_one_way_ = 0;
-    in_flight_ = true;
-    const std::int64_t t = mono_ns();
-    t_send_ = t;
-    write_payload_header(payload_, {sequence_, t, flags});
-    iteration_deadline_ = loop_.now() + spec_.timeout;
-    if (!runtime_->notify(kService, kInstance, kEvent, payload_).ok()) {
-      ++notify_failures_;
-      return false;
-    }
-    return true;
-  }
-
-  void on_answer(int i, ByteSpan payload) {
-    auto h = read_payload_header(payload);
-    if (!h || !in_flight_ || h->sequence != sequence_) return;
-    auto idx = static_cast<std::size_t>(i);
-    if (answered_[idx]) return;
-    answered_[idx] = true;
-    last_one_way_ = std::max(last_one_way_, h->time_ns - t_send_);
-    if (++answers_ == spec_.subscribers) {
-      t_done_ = mono_ns();
-      in_flight_ = false;
-      iteration_complete_ = true;
-    }
-  }
-
-  void run_publisher() {
-    const TimePoint ready_deadline = loop_.now() + spec_.ready_timeout;
-    Phase phase = Phase::kWaitingForGroup;
-    TimePoint group_ready_at = TimePoint::max();  // max: not all subscribed (and keyed) yet
-    TimePoint next_start = loop_.now();
-    bool pacing = false;     // closed loop: waiting for next_start
-    bool measuring = false;  // the measured phase has begun (costs snapshot taken)
-    int warmup_left = spec_.warmup;
-    int measured_left = spec_.iterations;
-    CostSnapshot cost_start;
-
-    while (phase != Phase::kDone) {
-      if (stopping()) fail("stopped before the publisher's phase ended");
-      switch (phase) {
-        case Phase::kWaitingForGroup: {
-          const TimePoint now = loop_.now();
-          if (now >= ready_deadline) fail(not_ready_reason());
-          if (!group_ready()) {
-            group_ready_at = TimePoint::max();
-            turn(now + Duration::milliseconds(2));
-            break;
-          }
-          if (group_ready_at == TimePoint::max()) group_ready_at = now;
-          if (now - group_ready_at < kGroupSettle) {
-            turn(group_ready_at + kGroupSettle);
-            break;
-          }
-          ++report_.ready_probes;
-          (void)send_iteration(kFlagProbe);
-          phase = Phase::kProbing;
-          break;
-        }
-        case Phase::kProbing: {
-          if (iteration_complete_) {
-            iteration_complete_ = false;
-            report_.ready_ns = mono_ns() - started_ns_;
-            if (spec_.mode == "rate") {
-              start_rate_phase();
-              phase = Phase::kRate;
-            } else if (warmup_left == 0 && measured_left == 0) {
-              phase = Phase::kDone;
-            } else {
-              phase = warmup_left > 0 ? Phase::kWarmup : Phase::kMeasuring;
-              pacing = true;
-              next_start = loop_.now() + spec_.pacing;
-            }
-            break;
-          }
-          const TimePoint now = loop_.now();
-          if (now >= iteration_deadline_) {
-            in_flight_ = false;
-            if (now >= ready_deadline) fail(not_ready_reason());
-            phase = Phase::kWaitingForGroup;
-            break;
-          }
-          turn(iteration_deadline_);
-          break;
-        }
-        case Phase::kWarmup:
-        case Phase::kMeasuring: {
-          const bool measured = phase == Phase::kMeasuring;
-          if (pacing) {
-            if (loop_.now() < next_start) {
-              turn(next_start);
-              break;
-            }
-            pacing = false;
-            if (measured && !measuring) {
-              measuring = true;
-              cost_start = snapshot(*runtime_);
-            }
-            // A refused notify is not retried: the iteration times out.
-            (void)send_iteration(measured ? kFlagMeasured : kFlagWarmup);
-            break;
-          }
-          if (iteration_complete_) {
-            iteration_complete_ = false;
-            if (measured) {
-              report_.half_rtt_ns.push_back((t_done_ - t_send_) / 2);
-              report_.one_way_ns.push_back(last_one_way_);
-              ++report_.iterations_completed;
-            }
-          } else if (loop_.now() >= iteration_deadline_) {
-            in_flight_ = false;
-            if (measured) ++report_.timeouts;
-          } else {
-            turn(iteration_deadline_);
-            break;
-          }
-          if (!measured) {
-            if (--warmup_left == 0) phase = Phase::kMeasuring;
-          } else if (--measured_left == 0) {
-            apply_costs(report_, cost_start, snapshot(*runtime_));
-            phase = Phase::kDone;
-            break;
-          }
-          if (phase == Phase::kMeasuring && measured_left == 0) {
-            phase = Phase::kDone;  // warm-up only
-            break;
-          }
-          pacing = true;
-          next_start = loop_.now() + spec_.pacing;
-          break;
-        }
-        case Phase::kRate:
-          if (rate_done_) {
-            phase = Phase::kDone;
-            break;
-          }
-          turn(TimePoint::max());
-          break;
-        case Phase::kDone:
-          break;
-      }
-    }
-    // Let the last datagrams leave before the runtime stops.
-    const TimePoint linger = loop_.now() + Duration::milliseconds(20);
-    while (loop_.now() < linger) loop_.run_once(linger);
-  }
-
-  std::string not_ready_reason() {
-    const auto n = static_cast<std::size_t>(spec_.subscribers);
-    std::string why = "not ready within ready_timeout (" + std::to_string(spec_.ready_timeout.ms()) + " ms): " +
-                      std::to_string(runtime_->subscriber_count(kService, kInstance, kEventgroup)) + " of " +
-                      std::to_string(n) + " subscribed";
     if (server_) {
-      why += ", " + std::to_string(server_->members_on_current_key(kService, kEventgroup)) + " of " +
-             std::to_string(n) + " keyed (" + std::to_string(server_->member_count(kService, kEventgroup)) +
-             " members)";
+      h.group_keyed = [this, n] {
+        if (server_->member_count(kService, kEventgroup) != n ||
+            server_->members_on_current_key(kService, kEventgroup) != n)
+          return false;
+        if (!report_.establishment_ns) report_.establishment_ns = monotonic_now_ns() - key_server_start_ns_;
+        return true;
+      };
+      h.keying_status = [this, n] {
+        return ", " + std::to_string(server_->members_on_current_key(kService, kEventgroup)) + " of " +
+               std::to_string(n) + " keyed (" + std::to_string(server_->member_count(kService, kEventgroup)) +
+               " members)";
+      };
     }
-    why += ", " + std::to_string(report_.ready_probes) + " probes, none answered by every subscriber";
-    if (report_.ready_probes > 0) {
-      std::string missing;
-      for (std::size_t i = 0; i < answered_.size(); ++i)
-        if (!answered_[i]) missing += (missing.empty() ? "" : ",") + std::to_string(i);
-      why += " (last probe unanswered by subscriber " + missing + ")";
-    }
-    return why;
-  }
-
-  void start_rate_phase() {
-    rate_t0_ = loop_.now();
-    rate_index_ = 0;
-    rate_cost_start_ = snapshot(*runtime_);
-    schedule_rate();
-  }
-
-  TimePoint rate_deadline(std::uint64_t k) const {
-    return rate_t0_ + Duration::nanoseconds(std::llround(static_cast<double>(k) * 1e9 / spec_.rate_hz));
-  }
-
-  // Absolute deadlines: event k is due at t0 + k / rate; a late loop sends
-  // every event already due before it sleeps again.
-  void schedule_rate() {
-    loop_.add_timer(rate_deadline(rate_index_), [this] {
-      const TimePoint end = rate_t0_ + spec_.rate_duration;
-      TimePoint now = loop_.now();
-      while (rate_deadline(rate_index_) < end && rate_deadline(rate_index_) <= now) {
-        write_payload_header(payload_, {static_cast<std::uint32_t>(rate_index_), mono_ns(), kFlagRate});
-        if (runtime_->notify(kService, kInstance, kEvent, payload_).ok()) {
-          ++report_.sent;
-        } else {
-          ++notify_failures_;
-        }
-        ++rate_index_;
-        now = loop_.now();
-      }
-      if (rate_deadline(rate_index_) < end) {
-        schedule_rate();
-        return;
-      }
-      const TimePoint finished = loop_.now();
-      apply_costs(report_, rate_cost_start_, snapshot(*runtime_));
-      const double wall_s = std::max((finished - rate_t0_).s(), spec_.rate_duration.s());
-      report_.achieved_rate_hz = wall_s > 0 ? static_cast<double>(report_.sent) / wall_s : 0;
-      rate_done_ = true;
-    });
-  }
-
-  // --- subscriber -----------------------------------------------------------------
-
-  void on_event(ByteSpan payload) {
-    auto h = read_payload_header(payload);
-    if (!h) return;
-    const std::int64_t t_rx = mono_ns();
-    if (h->flags & kFlagRate) {
-      ++report_.received;
-      max_rate_sequence_ = std::max<std::int64_t>(max_rate_sequence_, h->sequence);
-      report_.one_way_ns.push_back(t_rx - h->time_ns);
-      if (!measured_seen_) {
-        measured_seen_ = true;
-        cost_start_ = cost_base_;
-      }
-      cost_end_ = snapshot(*runtime_);
-      return;
-    }
-    // Closed loop: answer with our receive time (same size as the event).
-    answer_.assign(payload.begin(), payload.end());
-    write_payload_header(answer_, {h->sequence, t_rx, h->flags});
-    if (!runtime_->fire_and_forget(kService, kInstance, answer_method(spec_.index), answer_).ok()) ++notify_failures_;
-    if (h->flags & kFlagMeasured) {
-      report_.one_way_ns.push_back(t_rx - h->time_ns);
-      if (!measured_seen_) {
-        measured_seen_ = true;
-        cost_start_ = cost_base_;
-      }
-      cost_end_ = snapshot(*runtime_);
-    } else {
-      cost_base_ = snapshot(*runtime_);
-    }
-  }
-
-  void run_subscriber() {
-    cost_base_ = snapshot(*runtime_);
-    TimePoint next_key_try = loop_.now();
-    while (!stopping()) {
-      if (client_) {
+    if (client_) {
+      h.before_turn = [this] {
         using S = keymgmt::KeyClient::GroupState;
         const S st = client_->state(kService, kEventgroup);
-        if ((st == S::kIdle || st == S::kFailed) && loop_.now() >= next_key_try &&
-            runtime_->available(key_ids_.service_id, key_ids_.instance_id)) {
+        if ((st == S::kIdle || st == S::kFailed) && loop_.now() >= next_key_try_ &&
+            stack_->runtime().available(key_ids_.service_id, key_ids_.instance_id)) {
           client_->start().ignore();  // a refusal is retried below
-          next_key_try = loop_.now() + kKeyClientRetry;
+          next_key_try_ = loop_.now() + kKeyClientRetry;
         }
-      }
-      turn(loop_.now() + kStopPoll);
+      };
     }
-    if (measured_seen_) apply_costs(report_, cost_start_, cost_end_);
-    if (report_.received > 0) {
-      const auto expected = static_cast<std::uint64_t>(max_rate_sequence_ + 1);
-      report_.lost = expected > report_.received ? expected - report_.received : 0;
-    }
+    return h;
   }
 
   // --- tear-down ------------------------------------------------------------------
@@ -1028,17 +557,16 @@ class Node {
     try {
       server_.reset();
       client_.reset();
-      if (runtime_) {
-        runtime_->stop();
+      if (stack_) {
+        stack_->runtime().stop();
         const TimePoint until = loop_.now() + Duration::milliseconds(5);
         loop_.run_once(until);
       }
-      runtime_.reset();
-      raw_.reset();
-      socket_.reset();
-      filter_.reset();
+      // The TapLink uses the stack's MACsec link: it goes first.
       if (tap_) tap_->detach(loop_);
       tap_.reset();
+      stack_.reset();
+      traffic_.reset();
       if (restore_address_) {
         // Put the node's address back on the veth for the next scenario.
         (void)net::run_command({"ip", "addr", "replace", spec_.ip.to_string() + "/24", "dev", spec_.interface});
@@ -1058,54 +586,23 @@ class Node {
   bool restore_address_ = false;
 
   MonotonicClock mono_;
-  WallClock wall_;
+  RealtimeClock wall_;  // Unix-epoch time, as Mode B timestamps and certificate validity need
   net::EventLoop loop_;
   keymgmt::ServiceIds key_ids_;
-  std::unique_ptr<macsec::MacsecLink> mlink_;
+  std::unique_ptr<node::Stack> stack_;
   std::unique_ptr<macsec::TapLink> tap_;
-  std::unique_ptr<macsec::MacsecFilter> filter_;
-  std::unique_ptr<someip::SocketTransport> socket_;
-  std::unique_ptr<someip::RawTransport> raw_;
-  someip::Transport* transport_ = nullptr;
-  std::unique_ptr<someip::SeededRandom> random_;
-  secoc::MemoryStateStore store_;
-  std::unique_ptr<secoc::Engine> engine_;
-  std::unique_ptr<someip::Runtime> runtime_;
   kex::TrustStore trust_;
   std::unique_ptr<kex::Identity> identity_;
   std::unique_ptr<keymgmt::KeyServer> server_;
   std::unique_ptr<keymgmt::KeyClient> client_;
+  std::unique_ptr<NetnsTraffic> traffic_;
 
-  std::int64_t started_ns_ = 0;
   std::int64_t key_server_start_ns_ = 0;
-  json rejection_reasons_ = json::object();
-  std::uint64_t notify_failures_ = 0;
-  std::vector<std::uint8_t> payload_;
-  std::vector<std::uint8_t> answer_;
-
-  // Publisher loop state.
-  std::uint32_t sequence_ = 0;
-  std::vector<bool> answered_;
-  int answers_ = 0;
-  bool in_flight_ = false;
-  bool iteration_complete_ = false;
-  std::int64_t t_send_ = 0;
-  std::int64_t t_done_ = 0;
-  std::int64_t last_one_way_ = 0;
-  TimePoint iteration_deadline_;
-  TimePoint rate_t0_;
-  std::uint64_t rate_index_ = 0;
-  bool rate_done_ = false;
-  CostSnapshot rate_cost_start_;
-
-  // Subscriber state.
-  std::int64_t max_rate_sequence_ = -1;
-  bool measured_seen_ = false;
-  CostSnapshot cost_base_, cost_start_, cost_end_;
+  TimePoint next_key_try_;  // subscriber, rsa-mode-b: earliest KeyClient restart
 };
 
 void write_report_file(const std::string& path, const NetnsNodeReport& r) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(mono_ns());
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(monotonic_now_ns());
   {
     std::ofstream f(tmp, std::ios::trunc);
     if (!f) fail("cannot write " + tmp + ": " + net::errno_text(errno));
@@ -1120,220 +617,7 @@ void write_report_file(const std::string& path, const NetnsNodeReport& r) {
   }
 }
 
-std::string validate(const NetnsNodeSpec& s) {
-  if (s.role != "publisher" && s.role != "subscriber") return "role: expected \"publisher\" or \"subscriber\"";
-  if (s.subscribers < 1 || s.subscribers > kMaxSubscribers) return "subscribers: out of range [1, 200]";
-  if (s.role == "subscriber" && (s.index < 0 || s.index >= s.subscribers))
-    return "index: must be in [0, subscribers)";
-  if (s.payload_bytes < kMinPayload || s.payload_bytes > kMaxPayload) return "payload_bytes: out of range [16, 60000]";
-  if (s.mode != "closed-loop" && s.mode != "rate") return "mode: expected \"closed-loop\" or \"rate\"";
-  if (s.mode == "rate" && s.rate_hz <= 0) return "rate_hz: must be > 0 in rate mode";
-  const bool secured = s.security != Security::kNone;
-  if (secured && s.keys == KeyDistribution::kNone) return "keys: security " + to_string(s.security) + " needs keys";
-  if (!secured && s.keys != KeyDistribution::kNone) return "keys: must be \"none\" without security";
-  if (s.keys == KeyDistribution::kPsk && s.secoc_key_file.empty()) return "secoc_key_file: missing (keys psk)";
-  if (s.security == Security::kHybrid && s.macsec_key_file.empty()) return "macsec_key_file: missing (hybrid)";
-  if (s.keys == KeyDistribution::kRsaModeB) {
-    if (s.ca_cert_file.empty()) return "ca_cert_file: missing (keys rsa-mode-b)";
-    if (s.cert_file.empty()) return "cert_file: missing (keys rsa-mode-b)";
-    if (s.key_file.empty()) return "key_file: missing (keys rsa-mode-b)";
-  }
-  if (s.interface.empty()) return "interface: must not be empty";
-  return {};
-}
-
 }  // namespace
-
-std::string to_string(LinkPath p) { return p == LinkPath::kRaw ? "raw" : "kernel"; }
-
-// --- JSON -------------------------------------------------------------------------
-
-json to_json(const NetnsNodeSpec& s) {
-  json peers = json::array();
-  for (const auto& p : s.peers) peers.push_back({{"name", p.name}, {"ip", p.ip.to_string()}, {"mac", p.mac.to_string()}});
-  return {{"role", s.role},
-          {"index", s.index},
-          {"subscribers", s.subscribers},
-          {"path", to_string(s.path)},
-          {"security", to_string(s.security)},
-          {"keys", to_string(s.keys)},
-          {"multicast", s.multicast},
-          {"payload_bytes", s.payload_bytes},
-          {"interface", s.interface},
-          {"ip", s.ip.to_string()},
-          {"mac", s.mac.to_string()},
-          {"peers", peers},
-          {"publisher_ip", s.publisher_ip.to_string()},
-          {"secoc_key_file", s.secoc_key_file},
-          {"macsec_key_file", s.macsec_key_file},
-          {"ca_cert_file", s.ca_cert_file},
-          {"cert_file", s.cert_file},
-          {"key_file", s.key_file},
-          {"mode", s.mode},
-          {"iterations", s.iterations},
-          {"warmup", s.warmup},
-          {"pacing_ns", s.pacing.ns()},
-          {"timeout_ns", s.timeout.ns()},
-          {"rate_hz", s.rate_hz},
-          {"rate_duration_ns", s.rate_duration.ns()},
-          {"ready_timeout_ns", s.ready_timeout.ns()},
-          {"report_file", s.report_file}};
-}
-
-NetnsNodeSpec node_spec_from_json(const json& j) {
-  NetnsNodeSpec s;
-  FieldReader r(j, "");
-  r.string("role", s.role, true);
-  r.integer("index", s.index, 0, kMaxSubscribers - 1);
-  r.integer("subscribers", s.subscribers, 1, kMaxSubscribers);
-  std::string path = to_string(s.path), security = to_string(s.security), keys = to_string(s.keys);
-  r.string("path", path);
-  if (r.ok() && path != "kernel" && path != "raw") r.set("path", "expected \"kernel\" or \"raw\"");
-  s.path = path == "raw" ? LinkPath::kRaw : LinkPath::kKernel;
-  r.string("security", security);
-  if (auto v = security_from(security)) {
-    s.security = *v;
-  } else {
-    r.set("security", "expected \"none\", \"secoc\" or \"hybrid\"");
-  }
-  r.string("keys", keys);
-  if (auto v = keys_from(keys)) {
-    s.keys = *v;
-  } else {
-    r.set("keys", "expected \"none\", \"psk\" or \"rsa-mode-b\"");
-  }
-  r.boolean("multicast", s.multicast);
-  r.integer("payload_bytes", s.payload_bytes, kMinPayload, kMaxPayload);
-  r.string("interface", s.interface);
-  r.ipv4("ip", s.ip, true);
-  r.mac("mac", s.mac, true);
-  if (const json* peers = r.field("peers", false)) {
-    if (!peers->is_array()) {
-      r.set("peers", "expected an array");
-    } else {
-      for (std::size_t i = 0; i < peers->size() && r.ok(); ++i) {
-        NetnsPeer p;
-        FieldReader pr((*peers)[i], "peers[" + std::to_string(i) + "].");
-        pr.string("name", p.name, true);
-        pr.ipv4("ip", p.ip, true);
-        pr.mac("mac", p.mac, true);
-        if (!pr.ok()) throw NetnsJsonError(pr.error());
-        s.peers.push_back(std::move(p));
-      }
-    }
-  }
-  r.ipv4("publisher_ip", s.publisher_ip, true);
-  r.string("secoc_key_file", s.secoc_key_file);
-  r.string("macsec_key_file", s.macsec_key_file);
-  r.string("ca_cert_file", s.ca_cert_file);
-  r.string("cert_file", s.cert_file);
-  r.string("key_file", s.key_file);
-  r.string("mode", s.mode);
-  r.integer("iterations", s.iterations, 0, 100'000'000);
-  r.integer("warmup", s.warmup, 0, 100'000'000);
-  r.duration_ns("pacing_ns", s.pacing, Duration::zero());
-  r.duration_ns("timeout_ns", s.timeout, Duration::nanoseconds(1));
-  r.number("rate_hz", s.rate_hz, 0, 1e9);
-  r.duration_ns("rate_duration_ns", s.rate_duration, Duration::zero());
-  r.duration_ns("ready_timeout_ns", s.ready_timeout, Duration::nanoseconds(1));
-  r.string("report_file", s.report_file);
-  if (!r.ok()) throw NetnsJsonError(r.error());
-  if (auto why = validate(s); !why.empty()) throw NetnsJsonError(why);
-  return s;
-}
-
-namespace {
-
-// The report's counters, read and written by name.
-struct CounterField {
-  const char* name;
-  std::uint64_t NetnsNodeReport::*member;
-};
-constexpr CounterField kReportCounters[] = {
-    {"iterations_completed", &NetnsNodeReport::iterations_completed},
-    {"timeouts", &NetnsNodeReport::timeouts},
-    {"sent", &NetnsNodeReport::sent},
-    {"received", &NetnsNodeReport::received},
-    {"lost", &NetnsNodeReport::lost},
-    {"secoc_protect_ns", &NetnsNodeReport::secoc_protect_ns},
-    {"secoc_verify_ns", &NetnsNodeReport::secoc_verify_ns},
-    {"secoc_protected", &NetnsNodeReport::secoc_protected},
-    {"secoc_verified", &NetnsNodeReport::secoc_verified},
-    {"cpu_ns", &NetnsNodeReport::cpu_ns},
-    {"wall_ns", &NetnsNodeReport::wall_ns},
-    {"rss_kib", &NetnsNodeReport::rss_kib},
-    {"security_rejections", &NetnsNodeReport::security_rejections},
-    {"ready_probes", &NetnsNodeReport::ready_probes},
-};
-
-json optional_ns(const std::optional<std::int64_t>& v) { return v ? json(*v) : json(nullptr); }
-
-void read_optional_ns(FieldReader& f, const char* name, std::optional<std::int64_t>& out) {
-  if (const json* v = f.field(name, false)) {
-    if (!v->is_number_integer()) return f.set(name, "expected an integer or null");
-    out = v->get<std::int64_t>();
-  }
-}
-
-void read_samples(FieldReader& f, const char* name, std::vector<std::int64_t>& out) {
-  if (const json* v = f.field(name, false)) {
-    if (!v->is_array()) return f.set(name, "expected an array of integers");
-    out.reserve(v->size());
-    for (const auto& x : *v) {
-      if (!x.is_number_integer()) return f.set(name, "expected an array of integers");
-      out.push_back(x.get<std::int64_t>());
-    }
-  }
-}
-
-}  // namespace
-
-json to_json(const NetnsNodeReport& r) {
-  json j{{"role", r.role},
-         {"index", r.index},
-         {"ok", r.ok},
-         {"error", r.error},
-         {"half_rtt_ns", r.half_rtt_ns},
-         {"one_way_ns", r.one_way_ns},
-         {"achieved_rate_hz", r.achieved_rate_hz},
-         {"establishment_ns", optional_ns(r.establishment_ns)},
-         {"ready_ns", optional_ns(r.ready_ns)},
-         {"transport", r.transport.is_null() ? json::object() : r.transport}};
-  for (const auto& c : kReportCounters) j[c.name] = r.*c.member;
-  return j;
-}
-
-NetnsNodeReport node_report_from_json(const json& j) {
-  NetnsNodeReport r;
-  FieldReader f(j, "");
-  f.string("role", r.role, true);
-  if (f.ok() && r.role != "publisher" && r.role != "subscriber")
-    f.set("role", "expected \"publisher\" or \"subscriber\"");
-  f.integer("index", r.index, 0, kMaxSubscribers - 1);
-  if (const json* v = f.field("ok", true)) {
-    if (!v->is_boolean()) {
-      f.set("ok", "expected true or false");
-    } else {
-      r.ok = v->get<bool>();
-    }
-  }
-  f.string("error", r.error);
-  read_samples(f, "half_rtt_ns", r.half_rtt_ns);
-  read_samples(f, "one_way_ns", r.one_way_ns);
-  for (const auto& c : kReportCounters) f.unsigned64(c.name, r.*c.member);
-  f.number("achieved_rate_hz", r.achieved_rate_hz, 0, 1e12);
-  read_optional_ns(f, "establishment_ns", r.establishment_ns);
-  read_optional_ns(f, "ready_ns", r.ready_ns);
-  if (const json* v = f.field("transport", false)) {
-    if (!v->is_object()) {
-      f.set("transport", "expected an object");
-    } else {
-      r.transport = *v;
-    }
-  }
-  if (!f.ok()) throw NetnsJsonError(f.error());
-  return r;
-}
 
 // --- run ------------------------------------------------------------------------
 
@@ -1343,7 +627,7 @@ NetnsNodeReport run_netns_node(const NetnsNodeSpec& spec, const std::atomic<bool
   out.index = spec.index;
   const std::string who = spec.role == "publisher" ? "publisher" : "subscriber-" + std::to_string(spec.index + 1);
   try {
-    if (auto why = validate(spec); !why.empty()) fail("invalid spec: " + why);
+    if (auto why = validate_node_spec(spec); !why.empty()) fail("invalid spec: " + why);
     if (!in_named_netns())
       fail("refusing to run outside a named network namespace (ip netns): the node reconfigures " +
            spec.interface + " (moves or flushes its IPv4 address, disables IPv6); run it inside its own namespace");

@@ -19,13 +19,10 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "layersec/base/keyfile.h"
-#include "layersec/crypto/kdf.h"
+#include "layersec/harness/netns_scenario_rows.h"
 #include "layersec/harness/results_output.h"
 #include "layersec/harness/results_table.h"
 #include "layersec/harness/stats.h"
-#include "layersec/keymgmt/wire.h"
-#include "layersec/kex/pki.h"
 
 namespace layersec::harness {
 
@@ -33,37 +30,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The SOME/IP service the scenario nodes protect.
-constexpr std::uint16_t kScenarioService = kNetnsScenarioService;
-
 std::string path_name(LinkPath p) { return p == LinkPath::kRaw ? "raw" : "kernel"; }
-
-std::string rate_text(double hz) {
-  std::ostringstream s;
-  s << static_cast<long long>(std::llround(hz));
-  return s.str();
-}
-
-std::string fixed(double v, int digits) {
-  std::ostringstream s;
-  s << std::fixed << std::setprecision(digits) << v;
-  return s.str();
-}
-
-std::vector<double> to_us(const std::vector<std::int64_t>& ns) {
-  std::vector<double> us;
-  us.reserve(ns.size());
-  for (std::int64_t v : ns) us.push_back(static_cast<double>(v) / 1e3);
-  return us;
-}
 
 std::string node_name(const NetnsNodeSpec& s) {
   return s.role == "publisher" ? std::string("publisher") : "subscriber-" + std::to_string(s.index);
-}
-
-std::string report_name(std::size_t k) {
-  if (k == 0) return "publisher";
-  return "subscriber-" + std::to_string(k - 1);
 }
 
 // Set by SIGINT / SIGTERM while a run is in progress: the sweep stops, the
@@ -224,7 +194,7 @@ NodeOutcome run_nodes(const NetnsScenario& s, const NetnsKeyFiles& keys, const s
   status[0] = publisher_status;
   // Subscribers run until stopped; SIGTERM makes them write their reports.
   for (std::size_t k = 0; k < subscribers.size(); ++k) status[k + 1] = subscribers[k].terminate(Duration::seconds(3));
-  if (timed_out) o.error = "the publisher did not finish within " + fixed(limit.s(), 0) + " s (terminated)";
+  if (timed_out) o.error = "the publisher did not finish within " + netns_fixed(limit.s(), 0) + " s (terminated)";
   if (o.interrupted) o.error = "interrupted";
 
   for (std::size_t k = 0; k < specs.size(); ++k) {
@@ -348,7 +318,7 @@ std::vector<NetnsScenario> netns_closed_loop_scenarios(const BenchScenarioOption
 NetnsScenario netns_rate_scenario(const BenchScenarioOptions& o, LinkPath path, Security security, double rate_hz) {
   const KeyDistribution keys = security == Security::kNone ? KeyDistribution::kNone : KeyDistribution::kPsk;
   const std::string sn = secure_name(security, keys);
-  const std::string rs = rate_text(rate_hz);
+  const std::string rs = netns_rate_text(rate_hz);
   NetnsScenario s = make_scenario(o, path, "rate-" + rs + "-" + sn, "rate", "",
                                   (security == Security::kNone ? "Unsecured" : "Hybrid-PSK") +
                                       std::string(" multicast N=2 at ") + rs + " events/s",
@@ -360,54 +330,6 @@ NetnsScenario netns_rate_scenario(const BenchScenarioOptions& o, LinkPath path, 
   s.iterations = std::min(o.iterations, 20);
   s.warmup = 5;
   return s;
-}
-
-std::vector<std::uint16_t> netns_certificate_services() {
-  std::vector<std::uint16_t> s = {kScenarioService, keymgmt::kDefaultServiceId};
-  std::sort(s.begin(), s.end());
-  s.erase(std::unique(s.begin(), s.end()), s.end());
-  return s;
-}
-
-NetnsKeyFiles write_netns_psk_files(const std::string& dir) {
-  NetnsKeyFiles files;
-  auto write = [&](const std::string& name, std::size_t size) {
-    const std::string path = (fs::path(dir) / name).string();
-    const SecretBytes key = crypto::random_key(size);
-    auto st = write_key_file_hex(path, key.span(), /*overwrite=*/true);
-    if (!st.ok()) throw std::runtime_error("cannot write " + path + ": " + std::string(to_string(st.error())));
-    return path;
-  };
-  files.secoc_key = write("secoc-psk.key", 32);
-  files.macsec_key = write("macsec-sak.key", 16);
-  return files;
-}
-
-void write_netns_rsa_files(const std::string& dir, int subscribers, NetnsKeyFiles& files) {
-  auto fail = [](const std::string& what, kex::PkiError e) {
-    throw std::runtime_error("RSA provisioning: " + what + ": " + std::string(kex::to_string(e)));
-  };
-  const std::int64_t now = static_cast<std::int64_t>(std::time(nullptr));
-  auto ca = kex::create_ca({"layersec-netns-ca", kex::CaKind::kVehicle, kex::KeyAlgorithm::kEcdsaP256,
-                            kex::Validity::days_from(now, 30)});
-  if (!ca.ok()) fail("CA", ca.error());
-  files.ca_cert = (fs::path(dir) / "ca.pem").string();
-  if (auto st = ca->certificate.save(files.ca_cert, true); !st.ok()) fail(files.ca_cert, st.error());
-  files.certs.clear();
-  files.keys.clear();
-  for (int k = 0; k <= subscribers; ++k) {
-    const std::string name = k == 0 ? "publisher" : "subscriber-" + std::to_string(k - 1);
-    auto id = kex::issue_certificate(
-        *ca, {"netns-" + name, netns_certificate_services(), kex::KeyAlgorithm::kRsa2048,
-              kex::Validity::days_from(now, 30)});
-    if (!id.ok()) fail(name + " certificate", id.error());
-    const std::string cert = (fs::path(dir) / (name + ".pem")).string();
-    const std::string key = (fs::path(dir) / (name + ".key")).string();
-    if (auto st = id->certificate.save(cert, true); !st.ok()) fail(cert, st.error());
-    if (auto st = id->key.save(key, nullptr, true); !st.ok()) fail(key, st.error());
-    files.certs.push_back(cert);
-    files.keys.push_back(key);
-  }
 }
 
 std::vector<NetnsNodeSpec> netns_node_specs(const NetnsScenario& s, const std::vector<net::NetnsNode>& nodes,
@@ -468,214 +390,120 @@ std::vector<NetnsNodeSpec> netns_node_specs(const NetnsScenario& s, const std::v
   return specs;
 }
 
-RateJudgement judge_rate(const NetnsScenario& s, const std::vector<NetnsNodeReport>& reports) {
-  RateJudgement j;
-  if (reports.empty()) {
-    j.reason = "no reports";
-    return j;
-  }
-  const NetnsNodeReport& pub = reports[0];
-  std::vector<double> one_way;
-  std::uint64_t received = 0;
-  std::uint64_t gaps = 0;
-  std::string failed;
-  for (std::size_t k = 0; k < reports.size(); ++k) {
-    if (!reports[k].ok) failed += (failed.empty() ? "" : ", ") + report_name(k);
-    if (k == 0) continue;
-    for (std::int64_t v : reports[k].one_way_ns) one_way.push_back(static_cast<double>(v) / 1e3);
-    received += reports[k].received;
-    gaps += reports[k].lost;
-  }
-  j.p99_us = summarize(one_way).p99;
-  const std::uint64_t expected = pub.sent * (reports.size() - 1);
-  const std::uint64_t missing = expected > received ? expected - received : 0;
-  const std::uint64_t lost = std::max(gaps, missing);
-  j.loss = expected ? static_cast<double>(lost) / static_cast<double>(expected) : 1.0;
-  j.achieved_hz = pub.achieved_rate_hz;
-  std::vector<std::string> why;
-  if (!failed.empty()) why.push_back("node failed: " + failed);
-  if (one_way.empty()) why.push_back("no events received");
-  if (!one_way.empty() && j.p99_us >= kSaturationP99Us) {
-    why.push_back("one-way p99 " + fixed(j.p99_us, 1) + " us >= 1 ms");
-  }
-  if (j.loss > kSaturationMaxLoss) why.push_back("loss " + fixed(j.loss * 100, 3) + " % > 0.1 %");
-  if (s.rate_hz <= 0 || std::abs(j.achieved_hz - s.rate_hz) > kSaturationRateTolerance * s.rate_hz) {
-    why.push_back("achieved " + fixed(j.achieved_hz, 0) + " events/s, target " + rate_text(s.rate_hz));
-  }
-  for (const auto& w : why) j.reason += (j.reason.empty() ? "" : "; ") + w;
-  j.ok = why.empty();
-  return j;
-}
+namespace {
 
-ScenarioResult netns_result_row(const NetnsScenario& s, const std::vector<NetnsNodeReport>& reports,
-                                const std::string& error) {
-  ScenarioResult r;
-  r.name = s.name;
-  r.series = s.series;
-  r.paper_id = s.paper_id;
-  r.label = s.label;
-  r.topology = netns_topology_name(s.path);
-  r.timing_model = "real-processes";  // one process per node, real kernel scheduling on this host
-  r.security = to_string(s.security);
-  r.key_distribution = to_string(s.security == Security::kNone ? KeyDistribution::kNone : s.keys);
-  r.delivery = s.multicast ? "multicast" : "unicast";
-  r.subscribers = s.subscribers;
-  r.payload_bytes = s.payload_bytes;
-  const bool rate = s.mode == "rate";
-  r.iterations = rate ? static_cast<int>(std::llround(s.rate_hz * s.rate_duration.s())) : s.iterations;
-  r.pacing_ms = rate ? (s.rate_hz > 0 ? 1000.0 / s.rate_hz : 0) : s.pacing.ms();
+// --- the run: a table of phases ---------------------------------------------------
 
-  std::string fail = error;
-  for (std::size_t k = 0; k < reports.size(); ++k) {
-    if (!reports[k].ok) {
-      fail += (fail.empty() ? "" : "; ") + report_name(k) + ": " +
-              (reports[k].error.empty() ? std::string("not ok") : reports[k].error);
-    }
-  }
-  if (reports.empty() && fail.empty()) fail = "no node reports";
-  std::string notes;
-  if (!reports.empty()) {
-    const NetnsNodeReport& pub = reports[0];
-    double per = 0;  // iterations (closed loop) or events sent (rate) the costs are divided by
-    if (!rate) {
-      std::vector<double> half = to_us(pub.half_rtt_ns);
-      r.latency = summarize(half);
-      r.one_way = summarize(to_us(pub.one_way_ns));
-      r.samples_us = std::move(half);
-      r.timeouts = pub.timeouts;
-      per = static_cast<double>(pub.iterations_completed ? pub.iterations_completed : r.latency.count);
-    } else {
-      std::vector<double> merged;
-      for (std::size_t k = 1; k < reports.size(); ++k) {
-        for (std::int64_t v : reports[k].one_way_ns) merged.push_back(static_cast<double>(v) / 1e3);
-      }
-      r.latency = summarize(merged);
-      r.one_way = r.latency;
-      r.samples_us = std::move(merged);
-      const RateJudgement j = judge_rate(s, reports);
-      const std::uint64_t expected = pub.sent * static_cast<std::uint64_t>(reports.size() - 1);
-      r.timeouts = static_cast<std::uint64_t>(std::llround(j.loss * static_cast<double>(expected)));
-      per = static_cast<double>(pub.sent);
-      notes += "rate mode: latency columns are the merged subscribers' one-way latency (not half RTT); target " +
-               rate_text(s.rate_hz) + "/s for " + fixed(s.rate_duration.s(), 1) + " s, achieved " +
-               fixed(j.achieved_hz, 0) + "/s, sent " + std::to_string(pub.sent) + ", lost " +
-               std::to_string(r.timeouts) + " of " + std::to_string(expected) + " (" + fixed(j.loss * 100, 3) +
-               " %; timeouts = lost events); " +
-               (j.ok ? std::string("within the saturation limits") : "beyond saturation: " + j.reason) + "; ";
-    }
-    std::uint64_t secoc_ns = 0;
-    std::uint64_t secoc_ops = 0;
-    std::uint64_t cpu_ns = 0;
-    for (const auto& rep : reports) {
-      secoc_ns += rep.secoc_protect_ns + rep.secoc_verify_ns;
-      secoc_ops += rep.secoc_protected + rep.secoc_verified;
-      cpu_ns += rep.cpu_ns;
-      r.security_rejections += rep.security_rejections;
-    }
-    if (per > 0) {
-      r.secoc_path_us = static_cast<double>(secoc_ns) / 1e3 / per;
-      r.secoc_path_p50_us = r.secoc_path_us;  // only totals are reported: the mean stands in
-      r.secoc_ops_per_iteration = static_cast<std::uint64_t>(std::llround(static_cast<double>(secoc_ops) / per));
-      r.cpu_us_per_iteration = static_cast<double>(cpu_ns) / 1e3 / per;
-    }
-    if (pub.wall_ns > 0) r.cpu_pct = static_cast<double>(pub.cpu_ns) / static_cast<double>(pub.wall_ns) * 100.0;
-    r.rss_kib = pub.rss_kib;
-    if (pub.establishment_ns) r.establishment_ms = static_cast<double>(*pub.establishment_ns) / 1e6;
-    if (!rate && r.timeouts) notes += std::to_string(r.timeouts) + " iterations timed out; ";
-    if (r.security_rejections) notes += std::to_string(r.security_rejections) + " security drops; ";
-    notes += "CPU % = publisher process CPU / wall time of its measured phase; SecOC path = mean over every node";
-  }
-  r.notes = fail.empty() ? notes : "FAILED: " + fail + (notes.empty() ? "" : "; " + notes);
-  return r;
-}
+// A rate sweep's outcome for one path and security.
+struct Saturation {
+  LinkPath path;
+  std::string security;
+  std::optional<double> rate;
+  std::string stopped;  // why the sweep stopped ("" when every step passed)
+};
 
-std::string netns_goal_verdict(const Summary& secured, const Summary& baseline, double limit) {
-  if (secured.count == 0 || baseline.count == 0 || baseline.p99 <= 0) return "inconclusive (not measured)";
-  std::string noisy;
-  for (const auto& [what, s] : {std::pair<const char*, const Summary*>{"secured", &secured}, {"baseline", &baseline}}) {
-    if (s->p99 > kOutlierDominated * s->p50) {
-      noisy += std::string(noisy.empty() ? "" : ", ") + what + " p99/p50 = " + fixed(s->p99 / s->p50, 1);
-    }
-  }
-  if (!noisy.empty()) return "inconclusive (p99 dominated by outliers: " + noisy + "; rerun on an idle machine)";
-  return secured.p99 <= limit * baseline.p99 ? "met" : "not met";
-}
+// What the phases of one run share, filled in phase order.
+struct NetnsRun {
+  NetnsRun(const BenchScenarioOptions& options, const NetnsScenarioOptions& netns, std::ostream& out_stream,
+           std::ostream& err_stream)
+      : o(options), nn(netns), out(out_stream), err(err_stream) {}
 
-bool netns_row_failed(const ScenarioResult& row) { return row.notes.rfind("FAILED:", 0) == 0; }
+  const BenchScenarioOptions& o;
+  const NetnsScenarioOptions& nn;
+  std::ostream& out;
+  std::ostream& err;
+  std::vector<int> groups;  // check_options
+  int max_group = 0;
+  std::string program;  // prepare_work_dir
+  std::string work;
+  bool temp_work = false;
+  RunInfo info;                          // describe_run
+  NetnsKeyFiles keys;                    // provision_keys
+  std::optional<InterruptGuard> guard;   // run_sweep, until the run ends
+  std::vector<ScenarioResult> rows;      // run_sweep: one per scenario run
+  std::vector<NetnsScenario> scenarios;  // run_sweep: the scenario of each row
+  std::vector<Saturation> saturation;
+  int failures = 0;
+  std::size_t done = 0;
+  std::size_t total = 0;
+  int status = 0;  // write_run_results
+};
 
-void apply_netns_baselines(std::vector<ScenarioResult>& rows, const std::vector<NetnsScenario>& scenarios) {
-  std::map<std::string, std::size_t> index;
-  for (std::size_t i = 0; i < rows.size(); ++i) index[rows[i].name] = i;
-  for (std::size_t i = 0; i < rows.size() && i < scenarios.size(); ++i) {
-    const auto it = index.find(scenarios[i].baseline);
-    if (it == index.end()) continue;
-    const ScenarioResult& b = rows[it->second];
-    // Never across paths: the kernel and raw rows are different systems.
-    if (b.topology != rows[i].topology || b.latency.count == 0 || rows[i].latency.count == 0) continue;
-    if (netns_row_failed(b)) continue;
-    const double p99 = b.latency.p99;
-    const double mean = b.latency.mean;
-    rows[i].baseline_p99_us = p99;
-    rows[i].baseline_mean_us = mean;
-    if (p99 > 0) rows[i].ratio_p99 = rows[i].latency.p99 / p99;
-    if (mean > 0) rows[i].ratio_mean = rows[i].latency.mean / mean;
-  }
-}
+// What a phase reports: go on with the next one, or end the run with `status`.
+struct PhaseOutcome {
+  bool proceed = true;
+  int status = 0;
+};
+PhaseOutcome proceed() { return {}; }
+PhaseOutcome stop(int status) { return {false, status}; }
 
-int run_netns_scenarios(const BenchScenarioOptions& o, const NetnsScenarioOptions& nn, std::ostream& out,
-                        std::ostream& err) {
+// Namespaces available, options in range (status 2 otherwise).
+PhaseOutcome check_options(NetnsRun& r) {
+  const BenchScenarioOptions& o = r.o;
+  const NetnsScenarioOptions& nn = r.nn;
+  std::ostream& err = r.err;
   std::string reason;
   if (!net::netns_available(&reason)) {
     err << "layersec: bench scenarios --topology netns needs network namespaces, which this process cannot "
            "build: "
         << reason << " (use --topology sim)\n";
-    return 2;
+    return stop(2);
   }
   if (o.iterations < 1) {
     err << "layersec: --iterations must be at least 1\n";
-    return 2;
+    return stop(2);
   }
   if (nn.paths.empty()) {
     err << "layersec: --paths needs at least one of kernel, raw\n";
-    return 2;
+    return stop(2);
   }
-  const std::vector<int> groups = netns_group_sizes(o);
+  r.groups = netns_group_sizes(o);
+  const std::vector<int>& groups = r.groups;
   for (int n : groups) {
     if (n < 1 || n > 128) {
       err << "layersec: netns group sizes must be 1..128 (got " << n << ")\n";
-      return 2;
+      return stop(2);
     }
   }
   for (std::size_t p : o.payloads) {
     if (p < 16 || p > 1400) {
       err << "layersec: netns payloads must be 16..1400 bytes (the node's header needs 16; got " << p << ")\n";
-      return 2;
+      return stop(2);
     }
   }
-  const int max_group = *std::max_element(groups.begin(), groups.end());
+  r.max_group = *std::max_element(groups.begin(), groups.end());
+  return proceed();
+}
 
-  std::string program;
-  std::string work;
-  bool temp_work = false;
+// The node program and the work directory (status 1 when unusable).
+PhaseOutcome prepare_work_dir(NetnsRun& r) {
+  const NetnsScenarioOptions& nn = r.nn;
+  std::ostream& err = r.err;
   try {
-    program = resolve_node_program(nn.node_program);
+    r.program = resolve_node_program(nn.node_program);
     if (nn.work_dir.empty()) {
-      work = make_temp_dir();
-      temp_work = true;
+      r.work = make_temp_dir();
+      r.temp_work = true;
     } else {
-      work = nn.work_dir;
-      fs::create_directories(work);
+      r.work = nn.work_dir;
+      fs::create_directories(r.work);
     }
-    fs::permissions(work, fs::perms::owner_all, fs::perm_options::replace);
+    fs::permissions(r.work, fs::perms::owner_all, fs::perm_options::replace);
   } catch (const std::exception& e) {
     err << "layersec: " << e.what() << "\n";
-    return 1;
+    return stop(1);
   }
+  return proceed();
+}
 
-  RunInfo info = start_run_info("bench scenarios --topology netns", o.seed, o.iterations);
-  info.peak_rss_per_scenario = true;  // every node is a fresh process
-  info.method = netns_method();
-  info.notes = {
+// The run's notes and method, and the header lines.
+PhaseOutcome describe_run(NetnsRun& r) {
+  const NetnsScenarioOptions& nn = r.nn;
+  std::ostream& out = r.out;
+  r.info = start_run_info("bench scenarios --topology netns", r.o.seed, r.o.iterations);
+  r.info.peak_rss_per_scenario = true;  // every node is a fresh process
+  r.info.method = netns_method();
+  r.info.notes = {
       "Topology: every node is a separate `layersec bench scenario-node` process in its own network namespace "
       "(publisher + N subscribers), each joined by a veth pair to a Linux bridge in a hub namespace (STP and "
       "multicast snooping off). Paths: kernel = UDP sockets through the kernel stack (with MACsec, a user-space "
@@ -690,7 +518,7 @@ int run_netns_scenarios(const BenchScenarioOptions& o, const NetnsScenarioOption
       "publisher process's peak. SecOC path is the mean per iteration of the runtime's call-site timing of "
       "protect + verify over every node (the SecOC p50 column shows that mean).",
       "Rate rows (series rate): the publisher notifies at a fixed rate for " +
-          std::string(o.quick ? "0.2 s" : "1 s") +
+          std::string(r.o.quick ? "0.2 s" : "1 s") +
           " per step (multicast, N=2); the saturation rate is the highest rate whose merged subscriber one-way "
           "p99 stays under 1 ms with at most 0.1 % loss and an achieved rate within 5 % of the target; the sweep "
           "stops at the first failing rate.",
@@ -699,48 +527,55 @@ int run_netns_scenarios(const BenchScenarioOptions& o, const NetnsScenarioOption
 
   out << "layersec bench scenarios --topology netns (paths:";
   for (LinkPath p : nn.paths) out << " " << path_name(p);
-  out << ")\nmethod: " << info.method << "\n\n";
-  if (max_group > 16) {
-    out << "note: group sizes above 16 start " << max_group + 1
+  out << ")\nmethod: " << r.info.method << "\n\n";
+  if (r.max_group > 16) {
+    out << "note: group sizes above 16 start " << r.max_group + 1
         << " processes and namespaces per row; the run takes noticeably longer\n";
   }
+  return proceed();
+}
 
-  // Keys: one PSK and one SAK per run; RSA material once, for the RSA rows.
-  NetnsKeyFiles keys;
-  const std::string key_dir = (fs::path(work) / "keys").string();
+// One PSK and one SAK per run; RSA material once, for the RSA rows.
+PhaseOutcome provision_keys(NetnsRun& r) {
+  std::ostream& out = r.out;
+  std::ostream& err = r.err;
+  const std::string key_dir = (fs::path(r.work) / "keys").string();
   try {
     fs::create_directories(key_dir);
     fs::permissions(key_dir, fs::perms::owner_all, fs::perm_options::replace);
-    keys = write_netns_psk_files(key_dir);
+    r.keys = write_netns_psk_files(key_dir);
     const MonotonicClock clock;
     const TimePoint t0 = clock.now();
-    write_netns_rsa_files(key_dir, 2, keys);
+    write_netns_rsa_files(key_dir, 2, r.keys);
     out << "provisioned a demo CA and RSA-2048 certificates in " << key_dir << " ("
-        << fixed((clock.now() - t0).ms(), 0) << " ms, not part of any figure)\n\n";
+        << netns_fixed((clock.now() - t0).ms(), 0) << " ms, not part of any figure)\n\n";
   } catch (const std::exception& e) {
     err << "layersec: " << e.what() << "\n";
-    return 1;
+    return stop(1);
   }
+  return proceed();
+}
 
-  InterruptGuard guard;
-  std::vector<ScenarioResult> rows;
-  std::vector<NetnsScenario> scenarios;
-  int failures = 0;
-  std::size_t done = 0;
-  std::size_t total = 0;
+// Every closed-loop scenario, then the rate sweeps, per path; stops early on
+// SIGINT/SIGTERM (nodes terminated, namespaces removed).
+PhaseOutcome run_sweep(NetnsRun& r) {
+  const BenchScenarioOptions& o = r.o;
+  const NetnsScenarioOptions& nn = r.nn;
+  std::ostream& err = r.err;
+  r.guard.emplace();
   const std::size_t rate_steps = netns_rate_steps(o.quick).size();
-  for (LinkPath p : nn.paths) total += netns_closed_loop_scenarios(o, p).size() + 2 * rate_steps;
+  for (LinkPath p : nn.paths) r.total += netns_closed_loop_scenarios(o, p).size() + 2 * rate_steps;
 
   // Runs one scenario and appends its row; returns the row. Rate steps also
   // get their saturation judgement in `judged`.
   auto run = [&](const NetnsScenario& s, RateJudgement* judged) -> const ScenarioResult& {
-    ++done;
-    if (o.progress) err << "[" << done << "/" << total << "] " << s.name << " ..." << std::flush;
-    const std::string dir = (fs::path(work) / (std::to_string(done) + "-" + file_safe(s.name))).string();
+    ++r.done;
+    if (o.progress) err << "[" << r.done << "/" << r.total << "] " << s.name << " ..." << std::flush;
+    const std::string dir = (fs::path(r.work) / (std::to_string(r.done) + "-" + file_safe(s.name))).string();
     NodeOutcome outcome;
     ScenarioResult row;
     try {
-      outcome = run_nodes(s, keys, dir, program);
+      outcome = run_nodes(s, r.keys, dir, r.program);
       row = netns_result_row(s, outcome.reports, outcome.error);
       if (judged) *judged = judge_rate(s, outcome.reports);
     } catch (const std::exception& e) {
@@ -748,29 +583,22 @@ int run_netns_scenarios(const BenchScenarioOptions& o, const NetnsScenarioOption
       if (judged) *judged = RateJudgement{false, 0, 1.0, 0, e.what()};
     }
     if (o.progress) {
-      err << (netns_row_failed(row) ? " FAILED" : "") << " p50 " << fixed(row.latency.p50, 1) << " us, p99 "
-          << fixed(row.latency.p99, 1) << " us\n";
+      err << (netns_row_failed(row) ? " FAILED" : "") << " p50 " << netns_fixed(row.latency.p50, 1) << " us, p99 "
+          << netns_fixed(row.latency.p99, 1) << " us\n";
     }
     if (netns_row_failed(row) && !outcome.interrupted) {
-      ++failures;
+      ++r.failures;
       err << "layersec: scenario " << s.name << " " << row.notes.substr(0, row.notes.find("; CPU %")) << "\n";
       for (std::size_t k = 0; k < outcome.reports.size() && k < outcome.logs.size(); ++k) {
         if (outcome.reports[k].ok && outcome.error.empty()) continue;
         err << "  " << outcome.logs[k] << " (last lines):\n" << file_tail(outcome.logs[k], 15);
       }
     }
-    rows.push_back(std::move(row));
-    scenarios.push_back(s);
-    return rows.back();
+    r.rows.push_back(std::move(row));
+    r.scenarios.push_back(s);
+    return r.rows.back();
   };
 
-  struct Saturation {
-    LinkPath path;
-    std::string security;
-    std::optional<double> rate;
-    std::string stopped;  // why the sweep stopped ("" when every step passed)
-  };
-  std::vector<Saturation> saturation;
   for (LinkPath p : nn.paths) {
     for (const NetnsScenario& s : netns_closed_loop_scenarios(o, p)) {
       if (g_interrupted) break;
@@ -784,24 +612,33 @@ int run_netns_scenarios(const BenchScenarioOptions& o, const NetnsScenarioOption
         RateJudgement j;
         const ScenarioResult& row = run(netns_rate_scenario(o, p, sec, hz), &j);
         if (netns_row_failed(row)) {
-          sat.stopped = rate_text(hz) + "/s: node failure";
+          sat.stopped = netns_rate_text(hz) + "/s: node failure";
           break;
         }
         if (!j.ok) {
-          sat.stopped = rate_text(hz) + "/s: " + j.reason;
+          sat.stopped = netns_rate_text(hz) + "/s: " + j.reason;
           break;
         }
         sat.rate = hz;
       }
-      if (!g_interrupted) saturation.push_back(sat);
+      if (!g_interrupted) r.saturation.push_back(sat);
     }
     if (g_interrupted) break;
   }
   if (g_interrupted) err << "\nlayersec: interrupted; nodes terminated, namespaces removed\n";
+  return proceed();
+}
 
-  apply_netns_baselines(rows, scenarios);
+// Ratios against the unsecured row of the same path.
+PhaseOutcome compare_with_baselines(NetnsRun& r) {
+  apply_netns_baselines(r.rows, r.scenarios);
+  return proceed();
+}
 
-  // Tables, one block per path and series.
+// Tables, one block per path and series.
+PhaseOutcome print_tables(NetnsRun& r) {
+  const NetnsScenarioOptions& nn = r.nn;
+  std::ostream& out = r.out;
   for (LinkPath p : nn.paths) {
     const std::string topo = netns_topology_name(p);
     for (const auto& [series, title] :
@@ -812,8 +649,8 @@ int run_netns_scenarios(const BenchScenarioOptions& o, const NetnsScenarioOption
              {"group-size", "group size, multicast (paper: Table 21, hybrid PSK, ms)"},
              {"rate", "rate sweep, multicast N=2 (latency = merged subscriber one way, us)"}}) {
       std::vector<ScenarioResult> subset;
-      for (const auto& r : rows) {
-        if (r.topology == topo && r.series == series) subset.push_back(r);
+      for (const auto& row : r.rows) {
+        if (row.topology == topo && row.series == series) subset.push_back(row);
       }
       if (subset.empty()) continue;
       out << "\n[" << topo << "] " << title << "\n";
@@ -821,78 +658,138 @@ int run_netns_scenarios(const BenchScenarioOptions& o, const NetnsScenarioOption
     }
   }
   out << "\n";
+  return proceed();
+}
 
-  // Saturation.
-  for (const auto& s : saturation) {
+// One line per rate sweep, also in the run's notes.
+PhaseOutcome print_saturation(NetnsRun& r) {
+  std::ostream& out = r.out;
+  for (const auto& s : r.saturation) {
     std::string line = "saturation [" + netns_topology_name(s.path) + "] " + s.security + " multicast N=2: ";
-    line += s.rate ? rate_text(*s.rate) + " events/s" : std::string("below the first step");
+    line += s.rate ? netns_rate_text(*s.rate) + " events/s" : std::string("below the first step");
     if (!s.stopped.empty()) {
       line += " (stopped at " + s.stopped + ")";
     } else if (s.rate) {
       line += " (every step passed; the sweep's top rate, not the limit)";
     }
     out << line << "\n";
-    info.notes.push_back(line);
+    r.info.notes.push_back(line);
   }
+  return proceed();
+}
 
-  // Goals (issue 8).
+// The goals of issue 8 per path, also in the run's notes.
+PhaseOutcome print_goals(NetnsRun& r) {
+  const NetnsScenarioOptions& nn = r.nn;
+  std::ostream& out = r.out;
   for (LinkPath p : nn.paths) {
     const std::string sfx = "@" + path_name(p);
     const std::string topo = netns_topology_name(p);
-    const ScenarioResult* h = find_row(rows, "hybrid-psk-multicast" + sfx);
-    const ScenarioResult* u = find_row(rows, "unsecured-multicast" + sfx);
+    const ScenarioResult* h = find_row(r.rows, "hybrid-psk-multicast" + sfx);
+    const ScenarioResult* u = find_row(r.rows, "unsecured-multicast" + sfx);
     std::string line = "goal [" + topo + "] Hybrid-PSK multicast p99 within 1.2x of unsecured multicast p99: ";
     if (h && u && h->latency.count && u->latency.count && u->latency.p99 > 0 && u->latency.p50 > 0) {
       const double ratio = h->latency.p99 / u->latency.p99;
-      line += fixed(h->latency.p99, 1) + " us vs " + fixed(u->latency.p99, 1) + " us = " + fixed(ratio, 2) +
-              "x (p50 " + fixed(h->latency.p50, 1) + " vs " + fixed(u->latency.p50, 1) + " us = " +
-              fixed(h->latency.p50 / u->latency.p50, 2) + "x) -> " + netns_goal_verdict(h->latency, u->latency, 1.2) +
+      line += netns_fixed(h->latency.p99, 1) + " us vs " + netns_fixed(u->latency.p99, 1) + " us = " + netns_fixed(ratio, 2) +
+              "x (p50 " + netns_fixed(h->latency.p50, 1) + " vs " + netns_fixed(u->latency.p50, 1) + " us = " +
+              netns_fixed(h->latency.p50 / u->latency.p50, 2) + "x) -> " + netns_goal_verdict(h->latency, u->latency, 1.2) +
               " (paper: 5.5x on the mean)";
     } else {
       line += "not measured";
     }
     out << line << "\n";
-    info.notes.push_back(line);
-    const int n_max = max_group;
-    const int n_min = *std::min_element(groups.begin(), groups.end());
-    const ScenarioResult* gmax = find_row(rows, "group-n" + std::to_string(n_max) + "-hybrid-psk" + sfx);
-    const ScenarioResult* gmin = find_row(rows, "group-n" + std::to_string(n_min) + "-hybrid-psk" + sfx);
+    r.info.notes.push_back(line);
+    const int n_max = r.max_group;
+    const int n_min = *std::min_element(r.groups.begin(), r.groups.end());
+    const ScenarioResult* gmax = find_row(r.rows, "group-n" + std::to_string(n_max) + "-hybrid-psk" + sfx);
+    const ScenarioResult* gmin = find_row(r.rows, "group-n" + std::to_string(n_min) + "-hybrid-psk" + sfx);
     line = "group [" + topo + "] Hybrid-PSK multicast p99 at N=" + std::to_string(n_max) + " vs N=" +
            std::to_string(n_min) + ": ";
     if (gmax && gmin && gmax != gmin && gmax->latency.count && gmin->latency.count && gmin->latency.p99 > 0 &&
         gmin->latency.p50 > 0) {
       const double ratio = gmax->latency.p99 / gmin->latency.p99;
-      line += fixed(gmax->latency.p99, 1) + " us vs " + fixed(gmin->latency.p99, 1) + " us = " + fixed(ratio, 2) +
-              "x (p50 " + fixed(gmax->latency.p50 / gmin->latency.p50, 2) +
+      line += netns_fixed(gmax->latency.p99, 1) + " us vs " + netns_fixed(gmin->latency.p99, 1) + " us = " + netns_fixed(ratio, 2) +
+              "x (p50 " + netns_fixed(gmax->latency.p50 / gmin->latency.p50, 2) +
               "x); issue goal N=64 within 1.2x of N=2: " + netns_goal_verdict(gmax->latency, gmin->latency, 1.2) +
               (n_max < 64 ? " at N=" + std::to_string(n_max) + " (N=64 not run)" : std::string());
     } else {
       line += "not measured";
     }
     out << line << "\n";
-    info.notes.push_back(line);
+    r.info.notes.push_back(line);
   }
-  for (const auto& r : rows) {
-    if (!netns_row_failed(r) && (r.security_rejections || (r.series != "rate" && r.timeouts))) {
-      out << "warning: " << r.name << ": " << r.security_rejections << " security drops, " << r.timeouts
+  return proceed();
+}
+
+// Rows that passed with security drops or timeouts.
+PhaseOutcome print_warnings(NetnsRun& r) {
+  std::ostream& out = r.out;
+  for (const auto& row : r.rows) {
+    if (!netns_row_failed(row) && (row.security_rejections || (row.series != "rate" && row.timeouts))) {
+      out << "warning: " << row.name << ": " << row.security_rejections << " security drops, " << row.timeouts
           << " timeouts\n";
     }
   }
+  return proceed();
+}
 
-  int status = failures ? 1 : 0;
-  if (g_interrupted) status = 130;
-  if (!write_results({.json_path = o.json_path, .out_dir = o.out_dir, .plots = true}, info, rows, out, err))
-    status = status ? status : 1;
-  if (failures) err << "layersec: " << failures << " scenario(s) failed\n";
+// JSON / CSV / plots; the exit status.
+PhaseOutcome write_run_results(NetnsRun& r) {
+  const BenchScenarioOptions& o = r.o;
+  std::ostream& out = r.out;
+  std::ostream& err = r.err;
+  r.status = r.failures ? 1 : 0;
+  if (g_interrupted) r.status = 130;
+  if (!write_results({.json_path = o.json_path, .out_dir = o.out_dir, .plots = true}, r.info, r.rows, out, err))
+    r.status = r.status ? r.status : 1;
+  if (r.failures) err << "layersec: " << r.failures << " scenario(s) failed\n";
+  return proceed();
+}
 
-  const bool keep = nn.keep_work_dir || !temp_work || failures > 0;
+// Keeps the work directory when asked, not temporary or after a failure.
+PhaseOutcome clean_up(NetnsRun& r) {
+  const NetnsScenarioOptions& nn = r.nn;
+  std::ostream& out = r.out;
+  const bool keep = nn.keep_work_dir || !r.temp_work || r.failures > 0;
   if (keep) {
-    out << "work dir (specs, keys, reports, node logs): " << work << "\n";
+    out << "work dir (specs, keys, reports, node logs): " << r.work << "\n";
   } else {
     std::error_code ec;
-    fs::remove_all(work, ec);
+    fs::remove_all(r.work, ec);
   }
-  return status;
+  return proceed();
+}
+
+// The run, in order; the first phase that stops ends it.
+struct NetnsPhase {
+  const char* name;
+  PhaseOutcome (*run)(NetnsRun&);
+};
+constexpr NetnsPhase kNetnsPhases[] = {
+    {"check the options", check_options},
+    {"prepare the work directory", prepare_work_dir},
+    {"describe the run", describe_run},
+    {"provision keys", provision_keys},
+    {"run the scenarios", run_sweep},
+    {"compare with the baselines", compare_with_baselines},
+    {"print the tables", print_tables},
+    {"print the saturation rates", print_saturation},
+    {"print the goals", print_goals},
+    {"print warnings", print_warnings},
+    {"write the results", write_run_results},
+    {"clean up", clean_up},
+};
+
+}  // namespace
+
+int run_netns_scenarios(const BenchScenarioOptions& o, const NetnsScenarioOptions& nn, std::ostream& out,
+                        std::ostream& err) {
+  NetnsRun run(o, nn, out, err);
+  for (const NetnsPhase& phase : kNetnsPhases) {
+    const PhaseOutcome outcome = phase.run(run);
+    if (!outcome.proceed) return outcome.status;
+  }
+  return run.status;
 }
 
 }  // namespace layersec::harness

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "layersec/harness/netns_node.h"
+#include "layersec/harness/netns_scenario_keys.h"
 #include "layersec/harness/results.h"
 #include "layersec/harness/scenario.h"
 #include "layersec/net/netns.h"
@@ -79,26 +80,6 @@ struct NetnsScenario {
 [[nodiscard]] NetnsScenario netns_rate_scenario(const BenchScenarioOptions& options, LinkPath path,
                                                 Security security, double rate_hz);
 
-// Key material of a run, written once into a work dir. Index 0 of certs and
-// keys is the publisher, index i the subscriber with spec index i - 1.
-struct NetnsKeyFiles {
-  std::string secoc_key;             // 32-byte CMAC-AES-256 PSK, raw, 0600
-  std::string macsec_key;            // 16-byte GCM-AES-128 SAK, raw, 0600
-  std::string ca_cert;               // PEM, "" until RSA material is made
-  std::vector<std::string> certs;    // PEM certificates (0644)
-  std::vector<std::string> keys;     // PEM private keys (0600)
-};
-// The SOME/IP service ids the RSA certificates authorise (the node's
-// protected service and the key-management service).
-[[nodiscard]] std::vector<std::uint16_t> netns_certificate_services();
-// Writes fresh random PSK and SAK files into `dir`. Throws std::runtime_error
-// (naming the file) when a file cannot be written.
-[[nodiscard]] NetnsKeyFiles write_netns_psk_files(const std::string& dir);
-// Creates a demo CA and RSA-2048 identities for the publisher and
-// `subscribers` subscribers (key generation is provisioning, not measured)
-// and saves them as PEM into `dir` (keys 0600). Throws std::runtime_error.
-void write_netns_rsa_files(const std::string& dir, int subscribers, NetnsKeyFiles& files);
-
 // The node specs of one scenario over `nodes` (node 0 the publisher, node
 // i the subscriber with index i - 1; nodes.size() == subscribers + 1):
 // addresses and MACs from the topology, every other node as a peer, key
@@ -107,42 +88,5 @@ void write_netns_rsa_files(const std::string& dir, int subscribers, NetnsKeyFile
 [[nodiscard]] std::vector<NetnsNodeSpec> netns_node_specs(const NetnsScenario& scenario,
                                                           const std::vector<net::NetnsNode>& nodes,
                                                           const NetnsKeyFiles& keys, const std::string& dir);
-
-// Saturation judgement of one rate step (merged over every subscriber).
-struct RateJudgement {
-  bool ok = false;
-  double p99_us = 0;            // merged subscriber one-way p99
-  double loss = 0;              // lost / expected (expected = sent x subscribers)
-  double achieved_hz = 0;       // publisher's achieved rate
-  std::string reason;           // why not ok ("" when ok)
-};
-inline constexpr double kSaturationP99Us = 1000.0;
-inline constexpr double kSaturationMaxLoss = 0.001;
-inline constexpr double kSaturationRateTolerance = 0.05;
-// `reports[0]` is the publisher's, the rest the subscribers'.
-[[nodiscard]] RateJudgement judge_rate(const NetnsScenario& scenario, const std::vector<NetnsNodeReport>& reports);
-
-// Builds the row of one scenario from its node reports (`reports[0]` the
-// publisher's). Closed loop: latency = the publisher's half RTT, one way =
-// publisher notify -> last subscriber; rate: both are the merged
-// subscribers' one-way latency. A report with ok == false (or a missing
-// one, passed as `error`) makes a failed row: notes start with "FAILED:".
-[[nodiscard]] ScenarioResult netns_result_row(const NetnsScenario& scenario,
-                                              const std::vector<NetnsNodeReport>& reports,
-                                              const std::string& error = "");
-// True when the row was marked failed by netns_result_row.
-[[nodiscard]] bool netns_row_failed(const ScenarioResult& row);
-
-// Verdict of "secured p99 within `limit` x baseline p99": "met", "not met",
-// or "inconclusive (...)" when either side has no samples or its p99 is
-// dominated by outliers (p99 > kOutlierDominated x p50: on a loaded machine a
-// few scheduler stalls decide the p99, not the code path).
-inline constexpr double kOutlierDominated = 5.0;
-[[nodiscard]] std::string netns_goal_verdict(const Summary& secured, const Summary& baseline, double limit);
-
-// Fills baseline_* and ratio_* of rows[i] from the row named
-// scenarios[i].baseline, only when both are on the same path (topology);
-// the baseline row gets ratio 1. rows and scenarios are parallel.
-void apply_netns_baselines(std::vector<ScenarioResult>& rows, const std::vector<NetnsScenario>& scenarios);
 
 }  // namespace layersec::harness

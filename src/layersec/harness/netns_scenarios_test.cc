@@ -1,5 +1,7 @@
 #include "layersec/harness/netns_scenarios.h"
 
+#include "layersec/harness/netns_scenario_rows.h"
+
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>

@@ -11,10 +11,9 @@
 #include "layersec/kex/mode_b.h"
 #include "layersec/macsec/link.h"
 #include "layersec/net/sim_host.h"
+#include "layersec/node/stack.h"
 #include "layersec/secoc/engine.h"
-#include "layersec/secoc/state_store.h"
 #include "layersec/someip/runtime.h"
-#include "layersec/someip/sim_transport.h"
 
 namespace layersec::harness {
 
@@ -51,19 +50,17 @@ net::Ipv4Address host_ip(int index) {  // 0 publisher, 1..N subscribers, 250 loa
                                        static_cast<std::uint8_t>(v % 250 + 1));
 }
 
-
-macsec::SecY make_secy(macsec::Sci self, macsec::Sci peer, ByteSpan tx_key, ByteSpan rx_key) {
-  macsec::SecYConfig c;
-  c.sci = self;
-  c.suite = macsec::CipherSuite::kGcmAes128;
-  c.validate_frames = macsec::ValidateFrames::kStrict;
-  c.confidentiality = true;
-  macsec::SecY s(c);
-  check(s.install_tx_sa(0, macsec::SaKeys{tx_key}, 1).ok(), "MACsec tx SA");
-  check(s.set_encoding_sa(0).ok(), "MACsec encoding SA");
-  check(s.add_rx_sc(peer).ok(), "MACsec rx SC");
-  check(s.install_rx_sa(peer, 0, macsec::SaKeys{rx_key}, 1).ok(), "MACsec rx SA");
-  return s;
+// One hop of hop-by-hop MACsec (GCM-AES-128, confidentiality, strict
+// validation): a SecY at `self` sending under `tx_key` to `peer`, which sends
+// under `rx_key`.
+node::MacsecSpec hop_secy(macsec::Sci self, macsec::Sci peer, const SecretBytes& tx_key, const SecretBytes& rx_key,
+                          std::string peer_name) {
+  node::MacsecSpec m;
+  m.sci = self;
+  m.suite = macsec::CipherSuite::kGcmAes128;
+  m.tx_key = tx_key.clone();
+  m.peers.push_back({peer, rx_key.clone(), std::move(peer_name)});
+  return m;
 }
 
 SecretBytes random_key(std::size_t n) {
@@ -140,18 +137,21 @@ const kex::Identity& Credentials::subscriber(int i) const {
 // --- the testbed -----------------------------------------------------------------
 
 struct Testbed::Impl {
+  // One host on the segment. The SOME/IP node on it (runtime, SecOC engine,
+  // the host-side SecY in the hybrid scenarios, the SimTransport) comes from
+  // the node builder; the background-load host has none.
   struct Node {
     std::unique_ptr<net::SimHost> host;
     net::PortId port = 0;
-    std::unique_ptr<macsec::MacsecLink> host_secy;
-    std::unique_ptr<macsec::MacsecLink> switch_secy;
-    std::unique_ptr<net::FrameShim> shim;
-    std::unique_ptr<secoc::MemoryStateStore> store;
-    std::unique_ptr<secoc::Engine> engine;
-    std::unique_ptr<someip::SimTransport> transport;
-    std::unique_ptr<someip::SeededRandom> random;
-    std::unique_ptr<someip::Runtime> runtime;
+    std::unique_ptr<macsec::MacsecLink> switch_secy;  // hybrid: the switch port's SecY
+    std::unique_ptr<macsec::MacsecLink> load_secy;    // hybrid: the load host's SecY (it has no stack)
+    std::unique_ptr<net::FrameShim> shim;             // hybrid: over host_link()
+    std::unique_ptr<node::Stack> stack;  // destroyed first: its runtime sends StopOffers through the shim
     net::OwnerId owner = net::kUnowned;  // its simulated CPU (the port's endpoint owner)
+    // The runtime, engine and host-side SecY of the stack (nullptr when absent).
+    [[nodiscard]] someip::Runtime* runtime() const { return stack ? &stack->runtime() : nullptr; }
+    [[nodiscard]] secoc::Engine* engine() const { return stack ? stack->engine() : nullptr; }
+    [[nodiscard]] macsec::MacsecLink* host_link() const { return stack ? stack->macsec_link() : load_secy.get(); }
   };
 
   explicit Impl(std::uint64_t seed)
@@ -162,9 +162,8 @@ struct Testbed::Impl {
     sim.enable_cpu_attribution(real_clock);
   }
   ~Impl() {
-    // Runtimes first (they send StopOffers through their transports).
-    for (auto* n : all_nodes()) n->runtime.reset();
-    for (auto* n : all_nodes()) n->transport.reset();
+    // Stacks first (their runtimes send StopOffers through their transports).
+    for (auto* n : all_nodes()) n->stack.reset();
   }
 
   std::vector<Node*> all_nodes() {
@@ -224,8 +223,8 @@ std::pair<std::int64_t, std::uint64_t> Testbed::Impl::secoc_totals() {
   std::int64_t ns = 0;
   std::uint64_t ops = 0;
   for (auto* n : all_nodes()) {
-    if (!n->runtime) continue;
-    const auto& c = n->runtime->counters();
+    if (!n->runtime()) continue;
+    const auto& c = n->runtime()->counters();
     ns += static_cast<std::int64_t>(c.secoc_protect_ns + c.secoc_verify_ns);
     ops += c.secoc_protected + c.secoc_protect_failed + c.secoc_verified + c.secoc_rejected;
   }
@@ -248,41 +247,31 @@ Testbed::Testbed(TestbedOptions options, std::shared_ptr<const Credentials> cred
     throw std::invalid_argument("testbed: Mode B needs credentials for every subscriber");
   credentials_ = std::move(credentials);
 
-  // Hosts and links.
+  // Hosts, and in the hybrid scenarios the two SecYs of each host's link:
+  // the switch port's here, the host's in the node's stack below.
   im.subscribers.resize(static_cast<std::size_t>(n));
   if (options_.background_mbps > 0) im.load = std::make_unique<Impl::Node>();
   std::vector<std::pair<Impl::Node*, int>> nodes{{&im.publisher, 0}};
   for (int i = 0; i < n; ++i) nodes.emplace_back(&im.subscribers[static_cast<std::size_t>(i)], i + 1);
   if (im.load) nodes.emplace_back(im.load.get(), 249);
-  for (auto& [node, index] : nodes) {
+  std::vector<std::optional<node::MacsecSpec>> host_macsec(nodes.size());
+  for (std::size_t k = 0; k < nodes.size(); ++k) {
+    auto& [host_node, index] = nodes[k];
     net::SimHostConfig hc;
     hc.mac = net::MacAddress::local(static_cast<std::uint32_t>(0x1000 + index));
     hc.ip = host_ip(index);
     hc.prefix_length = 16;
     hc.dynamic_arp = false;
-    node->host = std::make_unique<net::SimHost>(im.sim, hc);
+    host_node->host = std::make_unique<net::SimHost>(im.sim, hc);
     if (options_.security == Security::kHybrid) {
       const auto host_sci = macsec::Sci::from_parts(hc.mac.bytes.data(), 1);
       const auto sw_mac = net::MacAddress::local(static_cast<std::uint32_t>(0xF000 + index));
       const auto sw_sci = macsec::Sci::from_parts(sw_mac.bytes.data(), 1);
       const SecretBytes up = random_key(16);    // host -> switch SAK
       const SecretBytes down = random_key(16);  // switch -> host SAK
-      node->host_secy = std::make_unique<macsec::MacsecLink>(make_secy(host_sci, sw_sci, up.span(), down.span()));
-      node->switch_secy = std::make_unique<macsec::MacsecLink>(make_secy(sw_sci, host_sci, down.span(), up.span()));
-      node->shim = std::make_unique<net::FrameShim>(macsec::make_sim_shim(*node->host_secy));
-      node->port = im.segment.add_port(options_.link, node->shim.get());
-      node->shim->connect(&im.segment.sender(node->port), node->host.get());
-      node->host->connect(node->shim.get());
-      im.ports.bind(node->port, node->switch_secy.get());
-      im.segment.set_port_processor(node->port, &im.ports);
-    } else {
-      node->port = node->host->attach(im.segment, options_.link);
-    }
-    node->owner = im.segment.endpoint_owner(node->port);
-  }
-  for (auto& [a, ia] : nodes) {
-    for (auto& [b, ib] : nodes) {
-      if (a != b) a->host->add_static_arp(b->host->config().ip, b->host->config().mac);
+      host_macsec[k] = hop_secy(host_sci, sw_sci, up, down, "switch");
+      host_node->switch_secy =
+          std::make_unique<macsec::MacsecLink>(node::make_secy(hop_secy(sw_sci, host_sci, down, up, "host")));
     }
   }
 
@@ -319,12 +308,38 @@ Testbed::Testbed(TestbedOptions options, std::shared_ptr<const Credentials> cred
   svc.eventgroups = {eg};
   pc.services = {svc};
 
-  auto make_runtime = [&](Impl::Node& node, someip::RuntimeConfig cfg, std::uint64_t rnd_seed) {
-    node.transport = std::make_unique<someip::SimTransport>(im.sim, *node.host);
-    node.random = std::make_unique<someip::SeededRandom>(rnd_seed);
-    node.runtime = std::make_unique<someip::Runtime>(std::move(cfg), *node.transport, *node.random);
+  // The SOME/IP nodes, each from the node builder: runtime over a
+  // SimTransport on its host, the host's SecY (hybrid), and when secured a
+  // SecOC engine (vendor profile, one CMAC-AES-256 key group, memory state)
+  // with its bindings. Keys come later (establish_keys). Receivers need a
+  // sync channel in their configuration; no sync message is sent in these
+  // scenarios (freshness is provisioned in establish_keys). The Mode B
+  // methods run before any SecOC key exists and are authenticated by the
+  // handshake itself (RSA-OAEP, certificates, nonces): listed as
+  // deliberately unprotected ids of the SecOC service.
+  auto build_node = [&](std::size_t k, someip::RuntimeConfig cfg, std::uint64_t rnd_seed,
+                        std::optional<std::pair<secoc::EngineConfig, someip::SecocBindings>> secoc) {
+    node::StackSpec spec;
+    spec.runtime = std::move(cfg);
+    spec.seed = rnd_seed;
+    spec.transport = node::SimTransportSpec{&im.sim, nodes[k].first->host.get()};
+    spec.macsec = std::move(host_macsec[k]);
+    if (secoc) {
+      node::SecocSpec sc;
+      sc.engine = std::move(secoc->first);
+      sc.bindings = std::move(secoc->second);
+      sc.bindings.unprotected = {{kService, kInstance, kKeyRequest}, {kService, kInstance, kKeyConfirm}};
+      spec.secoc = std::move(sc);
+    }
+    nodes[k].first->stack = node::build_stack(std::move(spec));
   };
-  make_runtime(im.publisher, pc, options_.seed * 7919 + 1);
+  auto secoc_of = [&](secoc::EngineConfig e, someip::SecocBindings b)
+      -> std::optional<std::pair<secoc::EngineConfig, someip::SecocBindings>> {
+    if (!secured) return std::nullopt;
+    return std::make_pair(std::move(e), std::move(b));
+  };
+  build_node(0, pc, options_.seed * 7919 + 1,
+             secoc_of(layout::publisher_engine_config(n), layout::publisher_bindings(n)));
   for (int i = 0; i < n; ++i) {
     someip::RuntimeConfig sc;
     sc.name = "subscriber-" + std::to_string(i + 1);
@@ -339,32 +354,34 @@ Testbed::Testbed(TestbedOptions options, std::shared_ptr<const Credentials> cred
     cl.udp_port = kSubscriberPort;
     cl.eventgroups = {kEventgroup};
     sc.clients = {cl};
-    make_runtime(im.subscribers[static_cast<std::size_t>(i)], sc, options_.seed * 7919 + 2 + static_cast<std::uint64_t>(i));
+    build_node(static_cast<std::size_t>(i) + 1, sc, options_.seed * 7919 + 2 + static_cast<std::uint64_t>(i),
+               secoc_of(layout::subscriber_engine_config(i), layout::subscriber_bindings(i)));
+  }
+  // The load host has no SOME/IP node; in the hybrid scenarios its link is
+  // secured like the others.
+  if (im.load && host_macsec.back()) {
+    im.load->load_secy = std::make_unique<macsec::MacsecLink>(node::make_secy(*host_macsec.back()));
   }
 
-  // SecOC engines and bindings (vendor profile, one CMAC-AES-256 key group).
-  if (secured) {
-    auto start_engine = [](Impl::Node& node, secoc::EngineConfig cfg) {
-      node.store = std::make_unique<secoc::MemoryStateStore>();
-      auto e = secoc::Engine::start(std::move(cfg), *node.store);
-      check(e.ok(), "SecOC engine start");
-      node.engine = std::move(e).value();
-    };
-    // Receivers need a sync channel in their configuration; no sync message
-    // is sent in these scenarios (freshness is provisioned in establish_keys).
-    // The Mode B methods run before any SecOC key exists and are
-    // authenticated by the handshake itself (RSA-OAEP, certificates, nonces):
-    // listed as deliberately unprotected ids of the SecOC service.
-    auto with_handshake = [](someip::SecocBindings b) {
-      b.unprotected = {{kService, kInstance, kKeyRequest}, {kService, kInstance, kKeyConfirm}};
-      return b;
-    };
-    start_engine(im.publisher, layout::publisher_engine_config(n));
-    im.publisher.runtime->attach_secoc(*im.publisher.engine, with_handshake(layout::publisher_bindings(n)));
-    for (int i = 0; i < n; ++i) {
-      auto& node = im.subscribers[static_cast<std::size_t>(i)];
-      start_engine(node, layout::subscriber_engine_config(i));
-      node.runtime->attach_secoc(*node.engine, with_handshake(layout::subscriber_bindings(i)));
+  // Links: through a shim over the host's SecY and the switch port's SecY
+  // (hybrid), or straight to the segment.
+  for (auto& [node, index] : nodes) {
+    (void)index;
+    if (options_.security == Security::kHybrid) {
+      node->shim = std::make_unique<net::FrameShim>(macsec::make_sim_shim(*node->host_link()));
+      node->port = im.segment.add_port(options_.link, node->shim.get());
+      node->shim->connect(&im.segment.sender(node->port), node->host.get());
+      node->host->connect(node->shim.get());
+      im.ports.bind(node->port, node->switch_secy.get());
+      im.segment.set_port_processor(node->port, &im.ports);
+    } else {
+      node->port = node->host->attach(im.segment, options_.link);
+    }
+    node->owner = im.segment.endpoint_owner(node->port);
+  }
+  for (auto& [a, ia] : nodes) {
+    for (auto& [b, ib] : nodes) {
+      if (a != b) a->host->add_static_arp(b->host->config().ip, b->host->config().mac);
     }
   }
 
@@ -378,8 +395,8 @@ Testbed::Testbed(TestbedOptions options, std::shared_ptr<const Credentials> cred
   };
   for (int i = 0; i < n; ++i) {
     auto& node = im.subscribers[static_cast<std::size_t>(i)];
-    someip::Runtime* rt = node.runtime.get();
-    node.runtime->on_event(kService, kEvent, [this, i, rt, sequence_of](const someip::Notification& ev) {
+    someip::Runtime* rt = node.runtime();
+    node.runtime()->on_event(kService, kEvent, [this, i, rt, sequence_of](const someip::Notification& ev) {
       auto& s = *impl_;
       ++s.delivered;
       if (sequence_of(ev.payload) != s.current) return;
@@ -390,7 +407,7 @@ Testbed::Testbed(TestbedOptions options, std::shared_ptr<const Credentials> cred
       buf.assign(ev.payload.begin(), ev.payload.end());
       (void)rt->fire_and_forget(kService, kInstance, answer_method(i), buf).ok();
     });
-    check(im.publisher.runtime
+    check(im.publisher.runtime()
               ->set_method_handler(kService, kInstance, answer_method(i),
                                    [this, sequence_of](const someip::Request& req, someip::Reply&) {
                                      auto& s = *impl_;
@@ -424,17 +441,17 @@ void Testbed::start() {
   for (auto* node : im.all_nodes()) {
     // On the node's CPU, so the timers it arms are its own.
     net::Simulator::CpuScope cpu(im.sim, node->owner);
-    if (node->runtime) check(node->runtime->start().ok(), "runtime start");
+    if (node->runtime()) check(node->runtime()->start().ok(), "runtime start");
   }
   // Service discovery: every subscriber sees the offer and is subscribed.
   const TimePoint deadline = im.sim.now() + Duration::seconds(10);
   while (im.sim.now() < deadline) {
     im.sim.run_for(Duration::milliseconds(5));
-    bool ready = im.publisher.runtime->subscriber_count(kService, kInstance, kEventgroup) == static_cast<std::size_t>(n);
-    for (auto& s : im.subscribers) ready = ready && s.runtime->available(kService, kInstance);
+    bool ready = im.publisher.runtime()->subscriber_count(kService, kInstance, kEventgroup) == static_cast<std::size_t>(n);
+    for (auto& s : im.subscribers) ready = ready && s.runtime()->available(kService, kInstance);
     if (ready) break;
   }
-  check(im.publisher.runtime->subscriber_count(kService, kInstance, kEventgroup) == static_cast<std::size_t>(n),
+  check(im.publisher.runtime()->subscriber_count(kService, kInstance, kEventgroup) == static_cast<std::size_t>(n),
         "service discovery did not subscribe every subscriber within 10 s of simulated time");
   // Let the subscription acknowledgements (and multicast joins) settle.
   im.sim.run_for(Duration::milliseconds(50));
@@ -497,7 +514,7 @@ void Testbed::establish_keys() {
     hs->key_id = key_id;
     hs->keys.resize(static_cast<std::size_t>(n));
     net::Simulator* sim = &im.sim;
-    check(im.publisher.runtime
+    check(im.publisher.runtime()
               ->set_method_handler(kService, kInstance, kKeyRequest,
                                    [hs, sim](const someip::Request& req, someip::Reply& reply) {
                                      auto acc = hs->publisher->on_request(req.payload, sim->now());
@@ -516,7 +533,7 @@ void Testbed::establish_keys() {
                                    })
               .ok(),
           "KeyRequest handler");
-    check(im.publisher.runtime
+    check(im.publisher.runtime()
               ->set_method_handler(kService, kInstance, kKeyConfirm,
                                    [hs, sim](const someip::Request& req, someip::Reply& reply) {
                                      auto k = hs->publisher->on_confirm(req.payload, sim->now());
@@ -536,7 +553,7 @@ void Testbed::establish_keys() {
     }
     for (int i = 0; i < n; ++i) {
       kex::ModeBSubscriber* sub = hs->subscribers[static_cast<std::size_t>(i)].get();
-      someip::Runtime* rt = im.subscribers[static_cast<std::size_t>(i)].runtime.get();
+      someip::Runtime* rt = im.subscribers[static_cast<std::size_t>(i)].runtime();
       auto request = sub->start(kService, kEventgroup, im.sim.now());
       check(request.ok(), "KeyRequest");
       net::Simulator::CpuScope cpu(im.sim, im.subscribers[static_cast<std::size_t>(i)].owner);
@@ -577,8 +594,8 @@ void Testbed::establish_keys() {
       if (!next || *next > deadline) break;
       im.sim.step();
     }
-    (void)im.publisher.runtime->set_method_handler(kService, kInstance, kKeyRequest, {}).ok();
-    (void)im.publisher.runtime->set_method_handler(kService, kInstance, kKeyConfirm, {}).ok();
+    (void)im.publisher.runtime()->set_method_handler(kService, kInstance, kKeyRequest, {}).ok();
+    (void)im.publisher.runtime()->set_method_handler(kService, kInstance, kKeyConfirm, {}).ok();
     check(!hs->failed && hs->confirmed == n && hs->activated == n,
           "Mode B key establishment failed" + (hs->failure.empty() ? std::string() : ": " + hs->failure));
     for (int i = 0; i < n; ++i) sub_keys[static_cast<std::size_t>(i)] = std::move(hs->keys[static_cast<std::size_t>(i)]);
@@ -593,12 +610,12 @@ void Testbed::establish_keys() {
   }
 
   // Install the keys and provision the receivers' freshness state to the
-  // senders' current epoch (no sync messages run in these scenarios).
-  const TimePoint now = im.sim.now();
-  check(im.publisher.engine->install_key(0, key_id, pub_key, now).ok(), "publisher key");
+  // senders' current epoch (no sync messages run in these scenarios). Keys
+  // are installed at the simulator's now (the SimTransport's clock).
+  check(im.publisher.stack->install_key(0, key_id, pub_key).ok(), "publisher key");
   for (int i = 0; i < n; ++i) {
     auto& node = im.subscribers[static_cast<std::size_t>(i)];
-    check(node.engine->install_key(0, key_id, sub_keys[static_cast<std::size_t>(i)], now).ok(), "subscriber key");
+    check(node.stack->install_key(0, key_id, sub_keys[static_cast<std::size_t>(i)]).ok(), "subscriber key");
   }
   auto provision = [](secoc::Engine& tx, std::uint32_t tx_pdu, secoc::Engine& rx, std::uint32_t rx_pdu) {
     auto c = tx.next_tx_freshness(tx_pdu);
@@ -607,8 +624,8 @@ void Testbed::establish_keys() {
   };
   for (int i = 0; i < n; ++i) {
     auto& node = im.subscribers[static_cast<std::size_t>(i)];
-    provision(*im.publisher.engine, 0, *node.engine, 0);
-    provision(*node.engine, 0, *im.publisher.engine, static_cast<std::uint32_t>(i));
+    provision(*im.publisher.engine(), 0, *node.engine(), 0);
+    provision(*node.engine(), 0, *im.publisher.engine(), static_cast<std::uint32_t>(i));
   }
 }
 
@@ -637,7 +654,7 @@ IterationSample Testbed::run_iteration(std::uint32_t sequence, Duration timeout)
   {
     // notify() runs outside step(): charge it to the publisher's CPU.
     net::Simulator::CpuScope cpu(im.sim, im.publisher.owner);
-    sent = im.publisher.runtime->notify(kService, kInstance, kEvent, im.payload).ok();
+    sent = im.publisher.runtime()->notify(kService, kInstance, kEvent, im.payload).ok();
   }
   if (!sent) return out;
   while (im.answers < n) {
@@ -661,8 +678,8 @@ std::uint64_t Testbed::security_rejections() const {
   auto& im = *impl_;
   std::uint64_t total = 0;
   for (auto* n : im.all_nodes()) {
-    if (n->runtime) total += n->runtime->counters().secoc_rejected;
-    for (const auto* l : {n->host_secy.get(), n->switch_secy.get()}) {
+    if (n->runtime()) total += n->runtime()->counters().secoc_rejected;
+    for (const auto* l : {n->host_link(), n->switch_secy.get()}) {
       if (!l) continue;
       total += l->stats().rx_dropped + l->stats().rx_unverified + l->stats().rx_not_macsec;
     }

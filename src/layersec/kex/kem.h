@@ -149,6 +149,7 @@ std::unique_ptr<Kem> make_kem(KemScheme scheme);
 // Reads an RSA private key in PEM (PKCS#8 or PKCS#1) from `path` and returns
 // it as DER PKCS#8 for the rsa-* KEMs (used for pre-generated RSA-15360 keys).
 // Refuses files readable by group or others (mode must be 0600 or stricter).
+// I/O adapter: defined in kem_files.cc (library kex_io).
 enum class KeyFileError : std::uint8_t { kUnreadable, kLooseMode, kNotRsaPrivateKey, kWrongSize };
 Result<SecretBytes, KeyFileError> load_rsa_private_key_pem(const std::string& path, int expected_bits);
 std::string_view to_string(KeyFileError e);

@@ -279,6 +279,8 @@ class TrustStore {
                                                 ByteSpan signature);
 
 // CA directory layout used by `layersec keys`: DIR/ca.pem (0644), DIR/ca.key (0600).
+// The file functions of this header (these four, PrivateKey::load/save,
+// Certificate::load/save) are I/O adapters, defined in pki_files.cc (kex_io).
 [[nodiscard]] Status<PkiError> save_ca(const std::string& dir, const Identity& ca,
                                        ::layersec::KeyFileError* detail = nullptr);
 [[nodiscard]] Result<Identity, PkiError> load_ca(const std::string& dir,

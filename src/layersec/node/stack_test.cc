@@ -178,5 +178,76 @@ TEST_F(StackTest, MakeSecyInstallsOneRxScPerPeer) {
   EXPECT_EQ(secy.encoding_an(), 0);
 }
 
+// The simulated testbed's hybrid wiring: the stack's SecY is left to the
+// caller, who puts it between the host and its port with make_sim_shim.
+// Service discovery then crosses the segment as MACsec frames only.
+TEST(StackSimMacsecTest, HostSecyCarriesTheNodeThroughASimShim) {
+  net::Simulator sim(1);
+  net::Segment segment(sim);
+  const SecretBytes key_a(std::vector<std::uint8_t>(16, 0x11));
+  const SecretBytes key_b(std::vector<std::uint8_t>(16, 0x22));
+  std::vector<std::unique_ptr<net::SimHost>> hosts;
+  std::vector<macsec::Sci> scis;
+  for (std::uint8_t i = 0; i < 2; ++i) {
+    net::SimHostConfig hc;
+    hc.mac = net::MacAddress::local(0x10u + i);
+    hc.ip = net::Ipv4Address::from_octets(10, 0, 0, static_cast<std::uint8_t>(1 + i));
+    hc.dynamic_arp = false;
+    hosts.push_back(std::make_unique<net::SimHost>(sim, hc));
+    scis.push_back(macsec::Sci::from_parts(hc.mac.bytes.data(), 1));
+  }
+  hosts[0]->add_static_arp(hosts[1]->config().ip, hosts[1]->config().mac);
+  hosts[1]->add_static_arp(hosts[0]->config().ip, hosts[0]->config().mac);
+  auto macsec_of = [&](std::size_t self, const SecretBytes& tx, const SecretBytes& rx) {
+    MacsecSpec m;
+    m.sci = scis[self];
+    m.tx_key = tx.clone();
+    m.peers.push_back({scis[1 - self], rx.clone(), "peer"});
+    return m;
+  };
+  StackSpec offer;
+  offer.runtime.name = "offer";
+  someip::ServiceConfig svc;
+  svc.service_id = kService;
+  svc.instance_id = 1;
+  svc.udp_port = 30509;
+  offer.runtime.services = {svc};
+  offer.runtime.sd_timing.initial_delay_max = Duration::milliseconds(10);
+  offer.transport = SimTransportSpec{&sim, hosts[0].get()};
+  offer.macsec = macsec_of(0, key_a, key_b);
+  StackSpec find;
+  find.runtime.name = "find";
+  find.runtime.client_id = 0x0002;
+  someip::ClientConfig cl;
+  cl.service_id = kService;
+  cl.instance_id = 1;
+  cl.udp_port = 30510;
+  find.runtime.clients = {cl};
+  find.runtime.sd_timing.initial_delay_max = Duration::milliseconds(10);
+  find.transport = SimTransportSpec{&sim, hosts[1].get()};
+  find.macsec = macsec_of(1, key_b, key_a);
+  std::vector<std::unique_ptr<Stack>> stacks;
+  stacks.push_back(build_stack(std::move(offer)));
+  stacks.push_back(build_stack(std::move(find)));
+  std::vector<std::unique_ptr<net::FrameShim>> shims;
+  for (std::size_t i = 0; i < 2; ++i) {
+    ASSERT_NE(stacks[i]->macsec_link(), nullptr);
+    shims.push_back(std::make_unique<net::FrameShim>(macsec::make_sim_shim(*stacks[i]->macsec_link())));
+    const net::PortId port = segment.add_port(net::LinkConfig{}, shims[i].get());
+    shims[i]->connect(&segment.sender(port), hosts[i].get());
+    hosts[i]->connect(shims[i].get());
+  }
+  for (auto& s : stacks) ASSERT_TRUE(s->runtime().start().ok());
+  sim.run_for(Duration::seconds(2));
+  EXPECT_TRUE(stacks[1]->runtime().available(kService, 1));
+  for (auto& s : stacks) {
+    const auto& st = s->macsec_link()->stats();
+    EXPECT_GT(st.tx_sent, 0u);
+    EXPECT_GT(st.rx_delivered, 0u);
+    EXPECT_EQ(st.rx_dropped + st.rx_unverified + st.rx_not_macsec, 0u);
+  }
+  stacks.clear();  // the runtimes' StopOffers still pass their shims
+}
+
 }  // namespace
 }  // namespace layersec::node

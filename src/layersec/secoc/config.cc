@@ -5,7 +5,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "layersec/base/file.h"
 
 namespace layersec::secoc {
 namespace {
@@ -439,19 +438,6 @@ EngineConfig config_from_json(const json& j) {
   }
   c.validate();
   return c;
-}
-
-EngineConfig load_config_file(const std::string& path) {
-  // base/file.h: regular files only (a FIFO cannot block, a directory is
-  // named as one), bounded, read errors are errors.
-  const std::string text = read_config_file<ConfigError>(path);
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw ConfigError(path, std::string("JSON syntax: ") + e.what());
-  }
-  return config_from_json(j);
 }
 
 }  // namespace layersec::secoc

@@ -147,6 +147,8 @@ FreshnessLayout make_layout(unsigned fv_length, unsigned fv_tx_length, unsigned 
                             const std::string& path);
 
 EngineConfig config_from_json(const nlohmann::json& j);
+// Reads and parses a JSON file (base/file.h checks). I/O adapter: defined in
+// config_file.cc (library secoc_io).
 EngineConfig load_config_file(const std::string& path);
 
 }  // namespace layersec::secoc

@@ -1,6 +1,5 @@
 #include "layersec/secoc/key_ring.h"
 
-#include "layersec/base/keyfile.h"
 
 namespace layersec::secoc {
 
@@ -60,25 +59,5 @@ void KeyGroup::expire(TimePoint now) {
   if (previous_.live && previous_.expires <= now) previous_ = KeySlot{};
 }
 
-Result<SecretBytes, KeyError> load_key_file(const std::string& path, std::size_t expected_size) {
-  // base/keyfile.h does the checks (regular file, no symlink, owner, mode
-  // 0600 or stricter, size) on the opened descriptor; SecOC key files are hex.
-  auto key = layersec::load_key_file(path, {KeyFileFormat::kHex, expected_size});
-  if (key) return std::move(*key);
-  switch (key.error()) {
-    case KeyFileError::kInsecureMode:
-    case KeyFileError::kWrongOwner:
-    case KeyFileError::kSymlink:
-    case KeyFileError::kUnsafeDirectory:
-      return Err(KeyError::kFileMode);
-    case KeyFileError::kBadFormat:
-    case KeyFileError::kWrongSize:
-    case KeyFileError::kEmpty:
-    case KeyFileError::kTooLarge:
-      return Err(KeyError::kFileFormat);
-    default:
-      return Err(KeyError::kFileIo);
-  }
-}
 
 }  // namespace layersec::secoc

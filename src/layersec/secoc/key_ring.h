@@ -74,7 +74,8 @@ class KeyGroup {
 // Reads a key file through base/keyfile.h's load_key_file: hex text
 // (whitespace and '#' comment lines ignored) of exactly `expected_size`
 // bytes. Refuses symlinks, foreign owners and files whose mode grants any
-// access to group or others (kFileMode).
+// access to group or others (kFileMode). I/O adapter: defined in key_file.cc
+// (library secoc_io).
 [[nodiscard]] Result<SecretBytes, KeyError> load_key_file(const std::string& path,
                                                           std::size_t expected_size);
 

@@ -83,6 +83,7 @@ class MemoryStateStore final : public StateStore {
 // last_error() saying why) a symlink, a non-regular file, a file with
 // group/other permission bits, one owned by another user or one in a
 // directory others can write; ENOENT is kMissing.
+// I/O adapter: defined in file_state_store.cc (library secoc_io).
 class FileStateStore final : public StateStore {
  public:
   explicit FileStateStore(std::string path) : path_(std::move(path)) {}

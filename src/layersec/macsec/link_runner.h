@@ -1,0 +1,51 @@
+// `layersec macsec up` as a library call: a MACsec interface on top of a
+// lower interface, run until SIGINT/SIGTERM (an I/O adapter: signals,
+// net::EventLoop, TAP and AF_PACKET or netlink, the PN state file, the lower
+// interface guard; it belongs to the macsec I/O library).
+//
+//   LinkBackend::kUser    the TAP interface `name` over `lower` (link.h
+//                         TapLink): everything the kernel sends on it is
+//                         protected by the SecY, only verified frames come
+//                         back. SIGHUP re-reads the configuration and
+//                         switches SAs (sa_rotation.h); every change, refused
+//                         reload, retirement, "new SA needed" and PN state
+//                         error is one JSON line on stdout.
+//   LinkBackend::kKernel  the Linux macsec driver over netlink
+//                         (kernel_backend.h); SIGHUP is refused with a JSON
+//                         line; the driver's counters are printed at exit and
+//                         the device deleted.
+//
+// Issue-13 properties kept here: configuration and PN state errors come
+// before anything on the system changes; the PN state file must exist
+// unless every key is declared new (pn_state_file.h); a restart resumes
+// every SA after its persisted PN and warns that the static SAK was used
+// before; the lower interface is isolated (lower_guard.h) before the
+// interface comes up and restored at exit. Start-up lines go to stderr, the
+// exit statistics (802.1AE MIB, per SC and SA, link and control counters, PN
+// state, lower-link restoration) as pretty JSON to stdout.
+#pragma once
+
+#include <string>
+
+namespace layersec::macsec {
+
+enum class LinkBackend { kUser, kKernel };
+
+struct LinkRunOptions {
+  std::string lower;        // lower interface (e.g. eth0)
+  std::string name;         // MACsec interface to create (e.g. macsec0)
+  std::string config_path;  // JSON configuration (link_config.h), re-read on SIGHUP
+  LinkBackend backend = LinkBackend::kUser;
+  double stats_interval_s = 0;  // > 0: also a "stats" JSON line this often (user back end)
+  bool new_key = false;         // the keys were never used: create missing PN state
+};
+
+// Loads the configuration, brings the link up and runs it until SIGINT or
+// SIGTERM (SIGINT, SIGTERM and SIGHUP are blocked in the calling thread and
+// read from a signalfd). Returns the exit status: 0, or 1 when the exact PN
+// state could not be saved at exit (user) or the device could not be deleted
+// (kernel). Throws std::runtime_error on configuration and start-up errors,
+// with the configuration's JSON pointer or the failing step in the message.
+int run_link(const LinkRunOptions& options);
+
+}  // namespace layersec::macsec
