@@ -8,6 +8,57 @@ ReplayWindow::ReplayWindow(bool xpn, std::uint64_t lowest_pn, std::uint32_t wind
     : xpn_(xpn), window_(window), next_pn_(std::max<std::uint64_t>(lowest_pn, 1)),
       lowest_pn_(std::max<std::uint64_t>(lowest_pn, 1)) {
   if (!xpn_ && lowest_pn_ > 0xFFFFFFFFULL) exhausted_ = true;
+  resize_bitmap();
+}
+
+bool ReplayWindow::bit(std::uint64_t pn) const {
+  const std::uint64_t size = bits_.size() * 64;
+  const std::uint64_t i = pn & (size - 1);
+  return (bits_[i / 64] >> (i % 64)) & 1U;
+}
+
+void ReplayWindow::set_bit(std::uint64_t pn, bool on) {
+  const std::uint64_t size = bits_.size() * 64;
+  const std::uint64_t i = pn & (size - 1);
+  const std::uint64_t mask = std::uint64_t{1} << (i % 64);
+  if (on) {
+    bits_[i / 64] |= mask;
+  } else {
+    bits_[i / 64] &= ~mask;
+  }
+}
+
+void ReplayWindow::advance_to(std::uint64_t next) {
+  if (next <= next_pn_) return;
+  const std::uint64_t size = bits_.size() * 64;
+  if (next - next_pn_ >= size) {
+    std::fill(bits_.begin(), bits_.end(), 0);
+  } else {
+    for (std::uint64_t p = next_pn_; p < next; ++p) set_bit(p, false);
+  }
+  next_pn_ = next;
+}
+
+void ReplayWindow::resize_bitmap() {
+  std::uint64_t size = 64;
+  while (size < tracked()) size *= 2;
+  if (bits_.size() * 64 == size) return;
+  // Keep what both bitmaps cover: the accepted PNs just below nextPN.
+  const std::uint64_t old_size = bits_.size() * 64;
+  std::vector<std::uint64_t> old = std::move(bits_);
+  bits_.assign(size / 64, 0);
+  const std::uint64_t keep = std::min(old_size, size);
+  for (std::uint64_t d = 1; d <= keep && d <= next_pn_; ++d) {
+    const std::uint64_t p = next_pn_ - d;
+    const std::uint64_t i = p & (old_size - 1);
+    if ((old[i / 64] >> (i % 64)) & 1U) set_bit(p, true);
+  }
+}
+
+bool ReplayWindow::seen(std::uint64_t pn) const {
+  if (pn >= next_pn_) return false;
+  if (next_pn_ - pn > tracked()) return true;  // older than the bitmap: cannot prove it is new
+  return bit(pn);
 }
 
 std::optional<std::uint64_t> ReplayWindow::recover(std::uint32_t pn_field) const {
@@ -34,7 +85,8 @@ void ReplayWindow::accept(std::uint64_t pn) {
     lowest_pn_ = last;
     return;
   }
-  if (pn + 1 > next_pn_) next_pn_ = pn + 1;
+  advance_to(pn + 1);
+  set_bit(pn, true);
   update_lowest();
 }
 
@@ -48,11 +100,12 @@ void ReplayWindow::raise_lowest(std::uint64_t pn) {
     return;
   }
   lowest_pn_ = pn;
-  if (next_pn_ < pn) next_pn_ = pn;
+  advance_to(pn);
 }
 
 void ReplayWindow::set_window(std::uint32_t window) {
   window_ = window;
+  resize_bitmap();
   update_lowest();
 }
 

@@ -4,8 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
+#include <set>
 
 namespace layersec::macsec {
 namespace {
@@ -215,6 +217,78 @@ TEST(ReplayWindow, XpnLastPnExhausts) {
   w.accept(UINT64_MAX);
   EXPECT_TRUE(w.exhausted());
   EXPECT_TRUE(w.is_late(UINT64_MAX));
+}
+
+}  // namespace
+}  // namespace layersec::macsec
+
+namespace layersec::macsec {
+namespace {
+
+// Stricter than 802.1AE: a PN accepted once is seen() while inside the window.
+TEST(ReplayWindowDuplicates, AcceptedPnIsSeenUntilItLeavesTheWindow) {
+  ReplayWindow w(false, 1, 8);
+  for (std::uint64_t pn : {5u, 3u, 9u}) w.accept(pn);
+  EXPECT_TRUE(w.seen(5));
+  EXPECT_TRUE(w.seen(3));
+  EXPECT_TRUE(w.seen(9));
+  EXPECT_FALSE(w.seen(4));   // in the window, never accepted: a legitimate late frame
+  EXPECT_FALSE(w.seen(8));
+  EXPECT_FALSE(w.seen(10));  // >= nextPN
+  EXPECT_FALSE(w.is_late(4));
+  w.accept(4);
+  EXPECT_TRUE(w.seen(4));
+  w.accept(30);  // nextPN 31, lowest 23: the old PNs are late now
+  EXPECT_TRUE(w.is_late(9));
+  EXPECT_FALSE(w.seen(25));
+  EXPECT_FALSE(w.seen(29));
+  EXPECT_TRUE(w.seen(30));
+}
+
+TEST(ReplayWindowDuplicates, MatchesAModelOnRandomSequences) {
+  std::mt19937_64 rng(11);
+  for (std::uint32_t window : {1u, 2u, 7u, 64u, 65u, 200u}) {
+    ReplayWindow w(false, 1, window);
+    std::set<std::uint64_t> accepted;
+    std::uint64_t next = 1;
+    for (int i = 0; i < 5000; ++i) {
+      const std::uint64_t base = next > window + 2 ? next - window - 2 : 1;
+      const std::uint64_t pn = base + rng() % (window + 6);
+      const bool model_late = pn < std::max<std::uint64_t>(1, next > window ? next - window : 1);
+      const bool model_seen = accepted.count(pn) != 0;
+      ASSERT_EQ(w.is_late(pn), model_late) << "window " << window << " pn " << pn;
+      if (!model_late) {
+        ASSERT_EQ(w.seen(pn), model_seen) << "window " << window << " pn " << pn;
+      }
+      if (!model_late && !model_seen) {
+        w.accept(pn);
+        accepted.insert(pn);
+        next = std::max(next, pn + 1);
+      }
+    }
+  }
+}
+
+TEST(ReplayWindowDuplicates, WindowsAboveTheBitmapRefuseWhatTheyCannotTrack) {
+  ReplayWindow w(true, 1, 100000);
+  w.accept(10000);
+  EXPECT_FALSE(w.is_late(10000 - 5000));  // inside the 802.1AE bound
+  EXPECT_TRUE(w.seen(10000 - 5000));      // but older than the bitmap: refused
+  EXPECT_FALSE(w.seen(10001 - ReplayWindow::kMaxTracked));  // the oldest PN the bitmap covers
+  EXPECT_TRUE(w.seen(10000 - ReplayWindow::kMaxTracked));
+}
+
+TEST(ReplayWindowDuplicates, ChangingTheWindowKeepsWhatWasSeen) {
+  ReplayWindow w(false, 1, 16);
+  w.accept(10);
+  w.accept(12);
+  w.set_window(200);
+  EXPECT_TRUE(w.seen(10));
+  EXPECT_TRUE(w.seen(12));
+  EXPECT_FALSE(w.seen(11));
+  w.set_window(4);
+  EXPECT_TRUE(w.seen(12));
+  EXPECT_TRUE(w.is_late(8));
 }
 
 }  // namespace

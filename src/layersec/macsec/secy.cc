@@ -661,7 +661,9 @@ Result<Received, ReceiveDrop> SecY::validate(MutableByteSpan frame) {
     return Err(ReceiveDrop::kNotValid);
   }
   const std::uint64_t pn = *recovered;
-  if (config_.replay_protect && sa.window.is_late(pn)) {
+  // Below the lowest acceptable PN (802.1AE), or a PN inside the window that
+  // was accepted already (layersec's duplicate bitmap, replay_window.h).
+  if (config_.replay_protect && (sa.window.is_late(pn) || sa.window.seen(pn))) {
     ++stats_.InPktsLate;
     ++sc->stats.InPktsLate;
     return Err(ReceiveDrop::kLate);

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Smoke run of `layersec attack` (issue 15): 1,000 attempts per class and
+# configuration on every layer must exit 0 with a JSON report that has rows
+# for each layer (someip, secoc, hybrid, macsec, sv), no secured row (one
+# without acceptance_expected) accepting anything or failing, and the
+# unsecured SOME/IP baseline accepting the attacks (so the harness is seen to
+# attack at all). Then a bad --attempts value exits 2 naming the option.
+# Usage: bash tests/cli/attack_smoke.sh /path/to/layersec
+set -euo pipefail
+bin="${1:?usage: $0 /path/to/layersec}"
+out="$(mktemp -d)"
+trap 'rm -rf "$out"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+st=0
+timeout 300 "$bin" attack --attempts 1000 --json "$out/attack.json" >"$out/stdout" 2>"$out/stderr" || st=$?
+if [[ $st -ne 0 ]]; then
+  grep -E "^FAILED|rows, " "$out/stdout" || tail -n 20 "$out/stdout"
+  cat "$out/stderr"
+  fail "layersec attack --attempts 1000 exited $st"
+fi
+grep -q "rows, 0 failed" "$out/stdout" || fail "no '0 failed' summary line"
+
+/usr/bin/python3 - "$out/attack.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+rows = doc["rows"]
+assert rows, "no rows"
+layers = {r["layer"] for r in rows}
+for want in ("someip", "secoc", "hybrid", "macsec", "sv"):
+    assert want in layers, f"no {want} rows (have {sorted(layers)})"
+for r in rows:
+    name = f'{r["layer"]} {r["configuration"]} {r["class"]}'
+    for key in ("attempts", "accepted", "rejected", "rejected_total", "legit_delivered", "legit_lost",
+                "recovery_ms", "acceptance_expected", "loss_allowed", "failed", "note"):
+        assert key in r, f"{name}: no {key}"
+    assert r["note"], f"{name}: empty note"
+    assert r["failed"] is False, f"{name}: failed"
+    assert r["attempts"] > 0, f"{name}: no attempts"
+    if not r["acceptance_expected"]:
+        assert r["accepted"] == 0, f'{name}: {r["accepted"]} accepted in a secured configuration'
+baseline = [r for r in rows if r["configuration"] == "someip-unsecured" and r["class"].startswith("A2.")]
+assert baseline, "no unsecured SOME/IP baseline rows"
+assert all(r["acceptance_expected"] for r in baseline), "baseline rows not marked acceptance_expected"
+assert any(r["accepted"] > 0 for r in baseline), "the unsecured baseline accepted nothing"
+replay = [r for r in baseline if r["class"] == "A2.replay.immediate"]
+assert replay and replay[0]["accepted"] == replay[0]["attempts"], "baseline replay not accepted every time"
+print(f"attack smoke: {len(rows)} rows, layers {sorted(layers)}")
+PY
+
+# A bad option value: exit 2, message naming the option, nothing run.
+st=0
+timeout 10 "$bin" attack --attempts 0 >"$out/stdout" 2>"$out/stderr" || st=$?
+[[ $st -eq 2 ]] || { cat "$out/stdout" "$out/stderr"; fail "--attempts 0 exited $st, want 2"; }
+grep -q -- "--attempts" "$out/stderr" || { cat "$out/stderr"; fail "--attempts 0: message does not name the option"; }
+st=0
+timeout 10 "$bin" attack --attempts 10000001 >"$out/stdout" 2>"$out/stderr" || st=$?
+[[ $st -eq 2 ]] || fail "--attempts 10000001 exited $st, want 2"
+st=0
+timeout 10 "$bin" attack --layer nosuch >"$out/stdout" 2>"$out/stderr" || st=$?
+[[ $st -eq 2 ]] || fail "--layer nosuch exited $st, want 2"
+grep -q -- "--layer" "$out/stderr" || fail "--layer nosuch: message does not name the option"
+# An output path that is a symlink is refused before anything runs.
+ln -s "$out/target" "$out/link"
+st=0
+timeout 10 "$bin" attack --attempts 1 --json "$out/link" >"$out/stdout" 2>"$out/stderr" || st=$?
+[[ $st -eq 2 ]] || fail "--json symlink exited $st, want 2"
+[[ ! -e "$out/target" ]] || fail "--json followed the symlink"
+echo "attack smoke: ok"
