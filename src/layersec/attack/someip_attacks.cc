@@ -60,19 +60,6 @@ constexpr ConfigInfo kConfigs[] = {
     {Config::kHybrid, "hybrid", "hybrid-vendor-macsec-hop"},
 };
 
-// One hop of hop-by-hop MACsec (GCM-AES-128, confidentiality, strict
-// validation), as the testbed's hybrid scenarios: a SecY at `self` sending
-// under `tx_key` to `peer`, which sends under `rx_key`.
-node::MacsecSpec hop_secy(macsec::Sci self, macsec::Sci peer, const SecretBytes& tx_key, const SecretBytes& rx_key,
-                          std::string peer_name) {
-  node::MacsecSpec m;
-  m.sci = self;
-  m.suite = macsec::CipherSuite::kGcmAes128;
-  m.tx_key = tx_key.clone();
-  m.peers.push_back({peer, rx_key.clone(), std::move(peer_name)});
-  return m;
-}
-
 // Every frame as it arrives at the switch from a link: what a wiretap sees.
 // Counts the frames and those in which the 8 payload bytes (seq | ~seq) of
 // a notification with a seq in [first, first + count) appear anywhere.
@@ -223,8 +210,9 @@ class Bed {
         const auto sw_sci = macsec::Sci::from_parts(sw_mac.bytes.data(), 1);
         const SecretBytes up = seeded_key(seed * 31 + static_cast<std::uint64_t>(i) * 2 + 1, 16);
         const SecretBytes down = seeded_key(seed * 31 + static_cast<std::uint64_t>(i) * 2 + 2, 16);
-        host_macsec_[i] = hop_secy(host_sci, sw_sci, up, down, "switch");
-        switch_secy_[i] = std::make_unique<macsec::MacsecLink>(node::make_secy(hop_secy(sw_sci, host_sci, down, up, "host")));
+        host_macsec_[i] = node::hop_macsec_spec(host_sci, sw_sci, up, down, "switch");
+        switch_secy_[i] = std::make_unique<macsec::MacsecLink>(
+            node::make_secy(node::hop_macsec_spec(sw_sci, host_sci, down, up, "host")));
       }
     }
     someip::SdTiming timing;

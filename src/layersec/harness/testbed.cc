@@ -50,19 +50,6 @@ net::Ipv4Address host_ip(int index) {  // 0 publisher, 1..N subscribers, 250 loa
                                        static_cast<std::uint8_t>(v % 250 + 1));
 }
 
-// One hop of hop-by-hop MACsec (GCM-AES-128, confidentiality, strict
-// validation): a SecY at `self` sending under `tx_key` to `peer`, which sends
-// under `rx_key`.
-node::MacsecSpec hop_secy(macsec::Sci self, macsec::Sci peer, const SecretBytes& tx_key, const SecretBytes& rx_key,
-                          std::string peer_name) {
-  node::MacsecSpec m;
-  m.sci = self;
-  m.suite = macsec::CipherSuite::kGcmAes128;
-  m.tx_key = tx_key.clone();
-  m.peers.push_back({peer, rx_key.clone(), std::move(peer_name)});
-  return m;
-}
-
 SecretBytes random_key(std::size_t n) {
   SecretBytes k(n);
   check(crypto::random_bytes(k.mutable_span()).ok(), "random key");
@@ -269,9 +256,9 @@ Testbed::Testbed(TestbedOptions options, std::shared_ptr<const Credentials> cred
       const auto sw_sci = macsec::Sci::from_parts(sw_mac.bytes.data(), 1);
       const SecretBytes up = random_key(16);    // host -> switch SAK
       const SecretBytes down = random_key(16);  // switch -> host SAK
-      host_macsec[k] = hop_secy(host_sci, sw_sci, up, down, "switch");
+      host_macsec[k] = node::hop_macsec_spec(host_sci, sw_sci, up, down, "switch");
       host_node->switch_secy =
-          std::make_unique<macsec::MacsecLink>(node::make_secy(hop_secy(sw_sci, host_sci, down, up, "host")));
+          std::make_unique<macsec::MacsecLink>(node::make_secy(node::hop_macsec_spec(sw_sci, host_sci, down, up, "host")));
     }
   }
 

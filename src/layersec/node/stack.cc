@@ -24,6 +24,16 @@ void check_sa(Status<macsec::SaError> st, const std::string& what) {
 
 }  // namespace
 
+MacsecSpec hop_macsec_spec(macsec::Sci self, macsec::Sci peer, const SecretBytes& tx_key, const SecretBytes& rx_key,
+                           std::string peer_name) {
+  MacsecSpec m;
+  m.sci = self;
+  m.suite = macsec::CipherSuite::kGcmAes128;
+  m.tx_key = tx_key.clone();
+  m.peers.push_back({peer, rx_key.clone(), std::move(peer_name)});
+  return m;
+}
+
 macsec::SecY make_secy(const MacsecSpec& spec) {
   macsec::SecYConfig c;
   c.sci = spec.sci;

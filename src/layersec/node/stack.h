@@ -231,4 +231,11 @@ class Stack {
 // ports' in the testbed). Throws BuildError(kMacsec).
 [[nodiscard]] macsec::SecY make_secy(const MacsecSpec& spec);
 
+// One hop of hop-by-hop MACsec (GCM-AES-128, confidentiality, strict
+// validation), as the testbed's hybrid scenarios and the attack harness wire
+// them: a SecY at `self` sending under `tx_key` to `peer`, which sends under
+// `rx_key` (both copied; `peer_name` names the peer in messages).
+[[nodiscard]] MacsecSpec hop_macsec_spec(macsec::Sci self, macsec::Sci peer, const SecretBytes& tx_key,
+                                         const SecretBytes& rx_key, std::string peer_name);
+
 }  // namespace layersec::node
