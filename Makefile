@@ -7,7 +7,7 @@
 JOBS ?= $(shell nproc)
 CMAKE_COMMON = -G Ninja -DLAYERSEC_WERROR=ON
 
-.PHONY: deps demo test test-asan fuzz bench clean
+.PHONY: deps demo test test-asan fuzz fuzz-campaign bench clean
 
 deps:
 	@./scripts/install-deps.sh
@@ -37,6 +37,11 @@ fuzz: deps
 	  -DLAYERSEC_TESTS=OFF -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14
 	cmake --build build/fuzz -j $(JOBS)
 	@echo "fuzzers are in build/fuzz/fuzz/ (run e.g. build/fuzz/fuzz/secoc_fuzz -max_total_time=60)"
+
+# 10^7 executions of every libFuzzer target, one at a time (docs/fuzz.md);
+# e.g. make fuzz-campaign FUZZ_CAMPAIGN_ARGS="--runs 100000 --targets frame,ber".
+fuzz-campaign: deps
+	./scripts/fuzz_campaign.sh --jobs $(JOBS) $(FUZZ_CAMPAIGN_ARGS)
 
 bench: deps build/release/build.ninja
 	cmake --build build/release -j $(JOBS) --target layersec

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstring>
 #include <deque>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -59,15 +60,28 @@ struct Configuration {
   const char* name;
   CipherSuite suite;
   bool confidentiality;
+  bool clear_tag;    // VlanMode::kClearTag: up to two 802.1Q tags in clear before the SecTAG
+  bool tags_in_icv;  // clear_tags_in_icv
 };
 
 constexpr std::array<Configuration, 5> kConfigurations = {{
-    {"macsec-gcm-aes-128", CipherSuite::kGcmAes128, true},
-    {"macsec-gcm-aes-256", CipherSuite::kGcmAes256, true},
-    {"macsec-gcm-aes-xpn-128", CipherSuite::kGcmAesXpn128, true},
-    {"macsec-gcm-aes-xpn-256", CipherSuite::kGcmAesXpn256, true},
-    {"macsec-integrity-only", CipherSuite::kGcmAes128, false},
+    {"macsec-gcm-aes-128", CipherSuite::kGcmAes128, true, false, false},
+    {"macsec-gcm-aes-256", CipherSuite::kGcmAes256, true, false, false},
+    {"macsec-gcm-aes-xpn-128", CipherSuite::kGcmAesXpn128, true, false, false},
+    {"macsec-gcm-aes-xpn-256", CipherSuite::kGcmAesXpn256, true, false, false},
+    {"macsec-integrity-only", CipherSuite::kGcmAes128, false, false, false},
 }};
+
+// The VLAN configurations: every legitimate frame carries one 802.1Q tag
+// (PCP 5, VID 100), in the Secure Data (standard mode) or in clear before
+// the SecTAG (clear-tag mode, with and without the tag in the ICV).
+constexpr std::array<Configuration, 3> kVlanConfigurations = {{
+    {"macsec-gcm-aes-128-vlan-in-data", CipherSuite::kGcmAes128, true, false, false},
+    {"macsec-gcm-aes-128-clear-tag", CipherSuite::kGcmAes128, true, true, false},
+    {"macsec-gcm-aes-128-clear-tag-icv", CipherSuite::kGcmAes128, true, true, true},
+}};
+constexpr std::uint16_t kLegitVid = 100;
+constexpr std::uint16_t kLegitTci = (5u << 13) | kLegitVid;  // PCP 5, DEI 0, VID 100
 
 using Frame = std::vector<std::uint8_t>;
 
@@ -110,6 +124,8 @@ SecYConfig secy_config(const Configuration& c, Sci sci) {
   y.validate_frames = macsec::ValidateFrames::kStrict;
   y.replay_protect = true;
   y.replay_window = kReplayWindow;
+  y.vlan_mode = c.clear_tag ? macsec::VlanMode::kClearTag : macsec::VlanMode::kStandard;
+  y.clear_tags_in_icv = c.tags_in_icv;
   return y;
 }
 
@@ -214,10 +230,18 @@ class Lab {
   SecY& tx() { return tx_; }
   [[nodiscard]] std::uint64_t next_tx_pn() const { return tx_.tx_sa_status(0).next_pn; }
 
-  // The next legitimate plaintext frame (sequence-numbered, varying size).
+  // The next legitimate plaintext frame (sequence-numbered, varying size),
+  // with an 802.1Q tag after SA when set_tag() gave one.
   Frame next_plain(std::mt19937_64& rng) {
-    return legit_plain(seq_++, static_cast<std::size_t>(rng() % 48), kTxMac);
+    Frame f = legit_plain(seq_++, static_cast<std::size_t>(rng() % 48), kTxMac);
+    if (tci_) {
+      const std::uint8_t tag[4] = {0x81, 0x00, static_cast<std::uint8_t>(*tci_ >> 8),
+                                   static_cast<std::uint8_t>(*tci_)};
+      f.insert(f.begin() + 12, tag, tag + 4);
+    }
+    return f;
   }
+  void set_tag(std::optional<std::uint16_t> tci) { tci_ = tci; }
 
   // Hands a copy of `wire` to the receiving SecY.
   Verdict deliver(const Frame& wire) {
@@ -259,6 +283,7 @@ class Lab {
   SecY tx_;
   SecY rx_;
   std::uint64_t seq_ = 1;
+  std::optional<std::uint16_t> tci_;
 };
 
 // Counts one attack frame's verdict in the row.
@@ -466,6 +491,101 @@ const char* field_note(Field f) {
   return "";
 }
 
+// ---- VLAN / clear-tag classes ------------------------------------------------
+//
+// What our SecY does with a clear tag (secy.h, secy.cc make_aad): in
+// VlanMode::kClearTag the receiver skips up to two 0x8100/0x88A8 tags after
+// SA and delivers them in front of the MSDU; they are in the AAD only with
+// clear_tags_in_icv. No SecY or SC setting binds a VID or PCP to an SC or
+// requires a tag, so without clear_tags_in_icv any rewrite, removal or
+// addition of a clear tag is delivered (802.1AE: the tag is outside the
+// protected frame): those rows report acceptances as expected. In standard
+// mode the tag is part of the encrypted Secure Data.
+
+enum class VlanAttack { kPcp, kVid, kStrip, kAdd, kRetag };
+
+const char* vlan_class(VlanAttack a) {
+  switch (a) {
+    case VlanAttack::kPcp: return "A2.bitflip.vlan-pcp";
+    case VlanAttack::kVid: return "A2.bitflip.vlan-vid";
+    case VlanAttack::kStrip: return "A2.vlan.strip";
+    case VlanAttack::kAdd: return "A2.vlan.add";
+    case VlanAttack::kRetag: return "A2.vlan.retag";
+  }
+  return "A2.vlan";
+}
+
+std::string vlan_note(const Configuration& c, VlanAttack a) {
+  std::string what;
+  switch (a) {
+    case VlanAttack::kPcp: what = "flip one PCP bit of the 802.1Q tag"; break;
+    case VlanAttack::kVid: what = "flip one VID bit of the 802.1Q tag"; break;
+    case VlanAttack::kStrip: what = "remove the 802.1Q tag"; break;
+    case VlanAttack::kAdd:
+      what = c.clear_tag ? "add an 802.1Q tag (random VID) to an untagged frame"
+                         : "add a clear 802.1Q tag (random VID) in front of the SecTAG";
+      break;
+    case VlanAttack::kRetag: what = "move the frame to another VID (PCP kept)"; break;
+  }
+  if (!c.clear_tag) {
+    return what + (a == VlanAttack::kAdd ? "; standard mode: EtherType is not 88E5, Strict drops it"
+                                         : " inside the encrypted Secure Data (retag: XOR of the known VID, "
+                                           "CTR malleability); the ICV refuses it");
+  }
+  if (c.tags_in_icv) return what + "; clear tag with clear_tags_in_icv: the tag is in the AAD, the ICV refuses it";
+  return what + "; clear tag NOT in the ICV (802.1AE, DPDK clear-tag vectors) and no VID/PCP bound to the SC: "
+                "delivered by design";
+}
+
+void run_vlan(Lab& lab, VlanAttack a, std::uint64_t attempts, std::mt19937_64& rng, AttackRow& row) {
+  const bool clear = lab.config().clear_tag;
+  // Where the TPID of the frame's tag is: after SA in clear, else the first
+  // octets of the Secure Data.
+  const std::size_t tpid = clear ? 12 : kOffData;
+  for (std::uint64_t i = 0; i < attempts; ++i) {
+    // The attacked frame: replaced in flight by the altered copy.
+    lab.set_tag(a == VlanAttack::kAdd && clear ? std::nullopt : std::optional<std::uint16_t>(kLegitTci));
+    const Frame target = protect_with(lab.tx(), lab.next_plain(rng));
+    Frame bad = target;
+    if (!bad.empty()) {
+      switch (a) {
+        case VlanAttack::kPcp:
+          bad[tpid + 2] = static_cast<std::uint8_t>(bad[tpid + 2] ^ (0x20u << (rng() % 3)));
+          break;
+        case VlanAttack::kVid: {
+          const unsigned bit = static_cast<unsigned>(rng() % 12);
+          bad[tpid + 3 - bit / 8] = static_cast<std::uint8_t>(bad[tpid + 3 - bit / 8] ^ (1u << (bit % 8)));
+          break;
+        }
+        case VlanAttack::kStrip:
+          bad.erase(bad.begin() + static_cast<std::ptrdiff_t>(tpid), bad.begin() + static_cast<std::ptrdiff_t>(tpid + 4));
+          break;
+        case VlanAttack::kAdd: {
+          const auto vid = static_cast<std::uint16_t>(1 + rng() % 4094);
+          const std::uint8_t tag[4] = {0x81, 0x00, static_cast<std::uint8_t>(vid >> 8), static_cast<std::uint8_t>(vid)};
+          bad.insert(bad.begin() + 12, tag, tag + 4);
+          break;
+        }
+        case VlanAttack::kRetag: {
+          auto vid = static_cast<std::uint16_t>(1 + rng() % 4094);
+          if (vid == kLegitVid) vid = kLegitVid + 1;
+          const std::uint16_t delta = vid ^ kLegitVid;  // the VID is known: XOR works on ciphertext too
+          bad[tpid + 2] = static_cast<std::uint8_t>(bad[tpid + 2] ^ (delta >> 8));
+          bad[tpid + 3] = static_cast<std::uint8_t>(bad[tpid + 3] ^ delta);
+          break;
+        }
+      }
+    }
+    ++row.attempts;
+    count_attack(lab.deliver(bad), row);
+    // Then an untouched legitimate frame.
+    lab.set_tag(kLegitTci);
+    lab.legit_step(rng, row);
+  }
+  row.acceptance_expected = clear && !lab.config().tags_in_icv;
+  row.note = vlan_note(lab.config(), a);
+}
+
 }  // namespace
 
 std::vector<AttackRow> run_macsec_attacks(const AttackOptions& options) {
@@ -502,6 +622,18 @@ std::vector<AttackRow> run_macsec_attacks(const AttackOptions& options) {
     run("A2.inject.plain", [&](Lab& l, std::mt19937_64& r, AttackRow& row) { run_inject_plain(l, n, r, row); });
     run("A2.inject.unknown-sci",
         [&](Lab& l, std::mt19937_64& r, AttackRow& row) { run_inject_unknown_sci(l, n, r, row); });
+  }
+  for (const Configuration& c : kVlanConfigurations) {
+    for (VlanAttack a : {VlanAttack::kPcp, VlanAttack::kVid, VlanAttack::kStrip, VlanAttack::kAdd, VlanAttack::kRetag}) {
+      std::mt19937_64 rng(mix(options.seed ^ mix(++class_index)));
+      Lab lab(c, rng);
+      AttackRow row;
+      row.layer = "macsec";
+      row.configuration = c.name;
+      row.attack_class = vlan_class(a);
+      run_vlan(lab, a, options.attempts, rng, row);
+      rows.push_back(std::move(row));
+    }
   }
   return rows;
 }

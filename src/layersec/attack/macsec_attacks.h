@@ -14,7 +14,12 @@ namespace layersec::attack {
 
 // Runs every MACsec attack class against every MACsec configuration
 // ("macsec-gcm-aes-128", "macsec-gcm-aes-256", "macsec-gcm-aes-xpn-128",
-// "macsec-gcm-aes-xpn-256", "macsec-integrity-only") with `options.attempts`
+// "macsec-gcm-aes-xpn-256", "macsec-integrity-only"), then the VLAN classes
+// (A2.bitflip.vlan-pcp, A2.bitflip.vlan-vid, A2.vlan.strip, A2.vlan.add,
+// A2.vlan.retag) against "macsec-gcm-aes-128-vlan-in-data" (standard mode: the
+// tag is in the Secure Data), "macsec-gcm-aes-128-clear-tag" (clear tag, not
+// in the ICV: rewrites are delivered, acceptance_expected) and
+// "macsec-gcm-aes-128-clear-tag-icv" (clear_tags_in_icv), with `options.attempts`
 // attempts per class, deterministically from `options.seed`. Rows use layer
 // "macsec"; `accepted` counts attacker frames the receiving SecY delivered as
 // valid, `rejected` is keyed by the receiving SecY's MIB counter names.

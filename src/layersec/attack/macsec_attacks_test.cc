@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <iostream>
 #include <map>
@@ -32,6 +33,13 @@ const std::vector<AttackRow>& rows() {
 const std::vector<std::string> kConfigurations = {"macsec-gcm-aes-128", "macsec-gcm-aes-256",
                                                   "macsec-gcm-aes-xpn-128", "macsec-gcm-aes-xpn-256",
                                                   "macsec-integrity-only"};
+
+const std::vector<std::string> kVlanConfigurations = {"macsec-gcm-aes-128-vlan-in-data", "macsec-gcm-aes-128-clear-tag",
+                                                      "macsec-gcm-aes-128-clear-tag-icv"};
+
+bool vlan_row(const AttackRow& r) {
+  return std::find(kVlanConfigurations.begin(), kVlanConfigurations.end(), r.configuration) != kVlanConfigurations.end();
+}
 
 bool xpn(const std::string& c) { return c.find("xpn") != std::string::npos; }
 
@@ -68,12 +76,14 @@ TEST(MacsecAttacks, EveryConfigurationRunsEveryClass) {
     EXPECT_FALSE(r.note.empty()) << r.configuration << " " << r.attack_class;
     ++per_config[r.configuration];
   }
-  ASSERT_EQ(per_config.size(), kConfigurations.size());
+  ASSERT_EQ(per_config.size(), kConfigurations.size() + kVlanConfigurations.size());
   for (const auto& c : kConfigurations) EXPECT_EQ(per_config[c], 17) << c;
+  for (const auto& c : kVlanConfigurations) EXPECT_EQ(per_config[c], 5) << c;
 }
 
 TEST(MacsecAttacks, RejectionsUseTheExpectedCountersAndLegitTrafficFlows) {
   for (const auto& r : rows()) {
+    if (vlan_row(r)) continue;
     SCOPED_TRACE(r.configuration + " " + r.attack_class);
     EXPECT_EQ(r.attempts, kAttempts);
     EXPECT_EQ(r.legit_lost, 0u);
@@ -90,6 +100,7 @@ TEST(MacsecAttacks, RejectionsUseTheExpectedCountersAndLegitTrafficFlows) {
 
 TEST(MacsecAttacks, NothingForgedTamperedOrStaleIsAccepted) {
   for (const auto& r : rows()) {
+    if (vlan_row(r)) continue;
     SCOPED_TRACE(r.configuration + " " + r.attack_class);
     if (r.attack_class == "A1.passive" && r.configuration == "macsec-integrity-only") continue;
     EXPECT_EQ(r.accepted, 0u);
@@ -108,6 +119,7 @@ TEST(MacsecAttacks, NothingForgedTamperedOrStaleIsAccepted) {
 // also keeps a duplicate bitmap (replay_window.h): every such replay is late.
 TEST(MacsecAttacks, ImmediateReplayInsideTheWindowIsRefusedByTheDuplicateBitmap) {
   for (const auto& r : rows()) {
+    if (vlan_row(r)) continue;
     if (r.attack_class != "A2.replay.immediate") continue;
     SCOPED_TRACE(r.configuration);
     EXPECT_EQ(r.accepted, 0u);
@@ -158,6 +170,7 @@ TEST(MacsecAttacks, FindingReproductionOnTheSecYAlone) {
 
 TEST(MacsecAttacks, PassiveCaptureReadsPlaintextOnlyWithoutConfidentiality) {
   for (const auto& r : rows()) {
+    if (vlan_row(r)) continue;
     if (r.attack_class != "A1.passive") continue;
     SCOPED_TRACE(r.configuration);
     if (r.configuration == "macsec-integrity-only") {
@@ -173,6 +186,7 @@ TEST(MacsecAttacks, PassiveCaptureReadsPlaintextOnlyWithoutConfidentiality) {
 
 TEST(MacsecAttacks, InWindowReorderLosesNothing) {
   for (const auto& r : rows()) {
+    if (vlan_row(r)) continue;
     if (r.attack_class != "A2.reorder.in-window") continue;
     SCOPED_TRACE(r.configuration);
     EXPECT_EQ(r.accepted, 0u);
@@ -185,6 +199,7 @@ TEST(MacsecAttacks, InWindowReorderLosesNothing) {
 
 TEST(MacsecAttacks, ReplayBeyondTheWindowIsLate) {
   for (const auto& r : rows()) {
+    if (vlan_row(r)) continue;
     if (r.attack_class != "A2.replay.delayed") continue;
     SCOPED_TRACE(r.configuration);
     ASSERT_TRUE(r.rejected.count("InPktsLate"));
@@ -204,6 +219,39 @@ TEST(MacsecAttacks, DeterministicFromTheSeed) {
     EXPECT_EQ(a[i].accepted, b[i].accepted);
     EXPECT_EQ(a[i].legit_delivered, b[i].legit_delivered);
   }
+}
+
+// Clear-tag and VLAN classes (macsec_attacks.cc says why): the tag is
+// authenticated in standard mode (inside the Secure Data) and in clear-tag
+// mode with clear_tags_in_icv; in clear-tag mode without it every rewrite is
+// delivered and the row says so (acceptance_expected, never a failure).
+TEST(MacsecAttacks, ClearTagIsAuthenticatedOnlyWhenConfigured) {
+  int seen = 0;
+  for (const auto& r : rows()) {
+    if (!vlan_row(r)) continue;
+    ++seen;
+    SCOPED_TRACE(r.configuration + " " + r.attack_class);
+    EXPECT_FALSE(r.note.empty());
+    EXPECT_EQ(r.attempts, kAttempts);
+    EXPECT_EQ(r.legit_lost, 0u);
+    EXPECT_EQ(r.legit_delivered, kAttempts);
+    EXPECT_EQ(r.accepted + total_rejected(r), r.attempts);
+    EXPECT_FALSE(row_failed(r));
+    if (r.configuration == "macsec-gcm-aes-128-clear-tag") {
+      EXPECT_EQ(r.accepted, r.attempts);
+      EXPECT_TRUE(r.acceptance_expected);
+      continue;
+    }
+    EXPECT_EQ(r.accepted, 0u);
+    EXPECT_FALSE(r.acceptance_expected);
+    std::set<std::string> allowed = {"InPktsNotValid"};
+    if (r.attack_class == "A2.vlan.strip") allowed.insert("InPktsBadTag");  // SL no longer matches
+    if (r.attack_class == "A2.vlan.add" && r.configuration == "macsec-gcm-aes-128-vlan-in-data") {
+      allowed = {"InPktsNoTag"};  // standard mode: a tag in front hides the SecTAG
+    }
+    for (const auto& [reason, n] : r.rejected) EXPECT_TRUE(allowed.count(reason) == 1) << reason << " " << n;
+  }
+  EXPECT_EQ(seen, 15);
 }
 
 // The smoke-size table (1,000 attempts per class), for a reader:

@@ -37,14 +37,14 @@ TEST(AttackReportTest, AcceptedOrLostFailsUnlessTheRowExpectsIt) {
 TEST(AttackReportTest, JsonRowsCarryEveryField) {
   auto r = row(0, 0);
   r.recovery_ms = 12.5;
-  const auto j = rows_json({r, row(1, 0)}, AttackOptions{1000, 7});
+  const auto j = rows_json({r, row(1, 0)}, AttackOptions{1000, 7, false});
   EXPECT_EQ(j["run"]["attempts_per_class"], 1000);
   EXPECT_EQ(j["run"]["seed"], 7);
   EXPECT_TRUE(j["run"]["failed"].get<bool>());
   ASSERT_EQ(j["rows"].size(), 2U);
   const auto& a = j["rows"][0];
   for (const char* key : {"layer", "configuration", "class", "attempts", "accepted", "rejected", "rejected_total",
-                          "legit_delivered", "legit_lost", "recovery_ms", "failed", "note"})
+                          "legit_delivered", "legit_lost", "recovery_ms", "violates", "weakness", "failed", "note"})
     EXPECT_TRUE(a.contains(key)) << key;
   EXPECT_EQ(a["rejected"]["secoc_rejected_freshness"], 1000);
   EXPECT_EQ(a["rejected_total"], 1000);
@@ -63,6 +63,39 @@ TEST(AttackReportTest, TableNamesEveryFailingRowAndWhy) {
                       "2 legitimate messages lost"),
             std::string::npos);
   EXPECT_NE(text.find("2 rows, 1 failed"), std::string::npos);
+}
+
+// A row that shows a documented weakness is reported (WEAK, listed with the
+// weakness) without failing the run, unless the run is strict; a weakness
+// that no longer reproduces is said to.
+TEST(AttackReportTest, KnownWeaknessesAreShownAndFailOnlyWhenStrict) {
+  auto weak = row(5, 0);
+  weak.weakness = "state-file-rollback: an older copy of the state file";
+  auto fixed = row(0, 0);
+  fixed.weakness = "sv-subscriber-floor: gone";
+  EXPECT_TRUE(row_violates(weak));
+  EXPECT_FALSE(row_failed(weak));
+  EXPECT_TRUE(row_failed(weak, true));
+  EXPECT_FALSE(any_failed({weak, fixed}));
+  EXPECT_TRUE(any_failed({weak, fixed}, true));
+  std::ostringstream out;
+  write_table(out, {weak, fixed});
+  const std::string text = out.str();
+  EXPECT_NE(text.find("  WEAK\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("WEAK secoc secoc-profile1-counter A2.replay.immediate: 5 attacker frames accepted (known "
+                      "weakness: state-file-rollback"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("NOT SHOWN secoc secoc-profile1-counter A2.replay.immediate: the known weakness did not "
+                      "reproduce (sv-subscriber-floor: gone)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("2 rows, 0 failed, 1 show a known weakness"), std::string::npos) << text;
+  const auto j = rows_json({weak}, AttackOptions{10, 1, true});
+  EXPECT_TRUE(j["run"]["failed"].get<bool>());
+  EXPECT_EQ(j["run"]["weaknesses"], 1);
+  EXPECT_EQ(j["rows"][0]["weakness"], weak.weakness);
+  EXPECT_TRUE(j["rows"][0]["violates"].get<bool>());
 }
 
 }  // namespace

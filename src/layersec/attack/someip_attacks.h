@@ -12,6 +12,18 @@
 //                                     sent), receiver provisioned
 //   secoc   secoc-vendor-timestamp    the same MAC, 64-bit timestamp FV
 //                                     (maxAge 1 s)
+//   secoc   secoc-profile1-counter    AUTOSAR profile 1: CMAC-AES-128, 24-bit
+//                                     MAC, 8 FV bits sent, counter + sync
+//   secoc   secoc-profile2            AUTOSAR profile 2: 24-bit MAC, no FV
+//                                     (no replay protection by design: its
+//                                     replay/holdback rows are expected)
+//   secoc   secoc-profile3-counter    AUTOSAR profile 3 (JASPAR): 28-bit MAC,
+//                                     4 FV bits sent, counter + sync
+//   secoc   secoc-aead-gcm-counter    non-standard aead-gcm (AES-256-GCM,
+//                                     128-bit tag, FV64, 16 bits sent)
+//   hybrid  hybrid-aead-gcm-macsec-hop  secoc-aead-gcm-counter over MACsec
+//   someip/secoc  *-multicast         two members on a multicast eventgroup
+//                                     (someip_mc_attacks.h)
 //   hybrid  hybrid-vendor-macsec-hop  secoc-vendor-counter over hop-by-hop
 //                                     MACsec (GCM-AES-128 SecYs on the hosts
 //                                     and the switch ports, as the testbed's
@@ -31,8 +43,11 @@
 // secoc_unbound_rejected, someip_dropped_<reason>, udp_malformed, ...).
 // Classes: A1.passive (wiretap), A2.replay.{immediate,delayed},
 // A2.bitflip.{someip-header,payload,fv,mac}, A2.truncate, A2.extend,
-// A2.forge.wrong-key, A2.holdback.{release,all}, A2.relabel.unbound-id
-// (docs/attack.md says what each does and how to read the rows).
+// A2.forge.wrong-key, A2.holdback.{release,all}, A2.relabel.unbound-id;
+// then A3.switch.*, A2.replay.after-wrap, A2.sync.* (someip_fresh_attacks.h),
+// A2.rr.* (someip_rr_attacks.h) and A2.mc.* (someip_mc_attacks.h) where they
+// apply (docs/attack.md says what each does and how to read the rows). The
+// bed is someip_attack_bed.h.
 // Deterministic from AttackOptions::seed (simulated time only).
 #pragma once
 

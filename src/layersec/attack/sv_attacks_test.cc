@@ -17,7 +17,7 @@ namespace {
 constexpr std::uint64_t kAttempts = 200;
 
 const std::vector<AttackRow>& rows() {
-  static const std::vector<AttackRow> r = run_sv_attacks(AttackOptions{kAttempts, 7});
+  static const std::vector<AttackRow> r = run_sv_attacks(AttackOptions{kAttempts, 7, false});
   return r;
 }
 
@@ -138,8 +138,8 @@ TEST(SvAttacks, UnsecuredBaselineShowsTheAttacks) {
 }
 
 TEST(SvAttacks, DeterministicFromTheSeed) {
-  const auto a = run_sv_attacks(AttackOptions{20, 3});
-  const auto b = run_sv_attacks(AttackOptions{20, 3});
+  const auto a = run_sv_attacks(AttackOptions{20, 3, false});
+  const auto b = run_sv_attacks(AttackOptions{20, 3, false});
   ASSERT_EQ(a.size(), b.size());
   std::set<std::string> names;
   for (std::size_t i = 0; i < a.size(); ++i) {
@@ -160,7 +160,7 @@ namespace {
 // Prints the table of a 1,000-attempt run (not part of the suite:
 // --gtest_also_run_disabled_tests --gtest_filter='*PrintTable*').
 TEST(SvAttacks, DISABLED_PrintTable) {
-  const auto r = run_sv_attacks(AttackOptions{1000, 1});
+  const auto r = run_sv_attacks(AttackOptions{1000, 1, false});
   write_table(std::cout, r);
   EXPECT_FALSE(any_failed(r));
 }

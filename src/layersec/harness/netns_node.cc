@@ -332,6 +332,9 @@ class Node {
       m.tx_key = sak.clone();
       for (const auto& p : spec_.peers)
         m.peers.push_back({macsec::Sci::from_parts(p.mac.bytes.data(), 1), sak.clone(), p.name});
+      // The scenario writes a new random SAK for every run (netns_scenario_keys.cc) and never
+      // restarts a node process within it: the key is fresh, no PN store is needed.
+      m.fresh_key = true;
       ss.macsec = std::move(m);
     }
     if (spec_.path == LinkPath::kKernel) {

@@ -5,27 +5,19 @@
 
 #include <gtest/gtest.h>
 
+#include "layersec/harness/testbed_test_support.h"
+
 #include <sstream>
 
 namespace layersec::harness {
 namespace {
-
-TestbedOptions options(Security s, KeyDistribution k, int n = 1, bool multicast = false) {
-  TestbedOptions o;
-  o.security = s;
-  o.keys = k;
-  o.subscribers = n;
-  o.multicast = multicast;
-  o.seed = 42;
-  return o;
-}
 
 TEST(HarnessTestbedTest, ScenarioRunnerFillsEveryField) {
   ScenarioSpec spec;
   spec.name = "hybrid-psk-multicast";
   spec.series = "paper-scenarios";
   spec.paper_id = "3a-B";
-  spec.testbed = options(Security::kHybrid, KeyDistribution::kPsk, 2, true);
+  spec.testbed = test_options(Security::kHybrid, KeyDistribution::kPsk, 2, true);
   spec.iterations = 12;
   spec.warmup = 2;
   const ScenarioResult r = run_scenario(spec, nullptr);
@@ -88,12 +80,12 @@ TEST(HarnessTestbedTest, GroupSizeSeriesReportsTheParallelModelAndTheGoal) {
 TEST(HarnessSimRunnerTest, AFailingSpecIsCountedAndTheOthersRun) {
   ScenarioSpec ok;
   ok.name = "unsecured-unicast";
-  ok.testbed = options(Security::kNone, KeyDistribution::kNone);
+  ok.testbed = test_options(Security::kNone, KeyDistribution::kNone);
   ok.iterations = 3;
   ok.warmup = 0;
   ScenarioSpec rsa = ok;  // Mode B without credentials: the testbed refuses it
   rsa.name = "secoc-rsa-unicast";
-  rsa.testbed = options(Security::kSecoc, KeyDistribution::kRsaModeB);
+  rsa.testbed = test_options(Security::kSecoc, KeyDistribution::kRsaModeB);
   std::ostringstream err;
   const SimRun run = run_scenarios({rsa, ok}, nullptr, /*progress=*/false, err);
   EXPECT_EQ(run.failures, 1);

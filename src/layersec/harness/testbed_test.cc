@@ -7,22 +7,14 @@
 
 #include <gtest/gtest.h>
 
+#include "layersec/harness/testbed_test_support.h"
+
 #include "layersec/net/frame.h"
 #include "layersec/net/recorder.h"
 #include "layersec/net/sim_attack.h"
 
 namespace layersec::harness {
 namespace {
-
-TestbedOptions options(Security s, KeyDistribution k, int n = 1, bool multicast = false) {
-  TestbedOptions o;
-  o.security = s;
-  o.keys = k;
-  o.subscribers = n;
-  o.multicast = multicast;
-  o.seed = 42;
-  return o;
-}
 
 // Flips one payload bit of the publisher's event frames inside the switch
 // (after the port's MACsec validation, before it is protected again for the
@@ -39,7 +31,7 @@ struct Tamper {
 
 void expect_tamper_rejected(Security s, bool multicast) {
   const int n = multicast ? 2 : 1;
-  Testbed bed(options(s, KeyDistribution::kPsk, n, multicast), nullptr);
+  Testbed bed(test_options(s, KeyDistribution::kPsk, n, multicast), nullptr);
   bed.start();
   bed.idle(Duration::milliseconds(50));
   ASSERT_TRUE(bed.run_iteration(1).completed);
@@ -64,7 +56,7 @@ TEST(HarnessTestbedTest, HybridRejectsATamperedMulticastEvent) { expect_tamper_r
 
 TEST(HarnessTestbedTest, UnsecuredDeliversATamperedEvent) {
   // The control: without SecOC the same tampering goes through unnoticed.
-  Testbed bed(options(Security::kNone, KeyDistribution::kNone), nullptr);
+  Testbed bed(test_options(Security::kNone, KeyDistribution::kNone), nullptr);
   bed.start();
   bed.idle(Duration::milliseconds(50));
   ASSERT_TRUE(bed.run_iteration(1).completed);
@@ -90,7 +82,7 @@ class WireTap final : public net::FrameRecorder {
 };
 
 TEST(HarnessTestbedTest, HybridPutsOnlyMacsecFramesOnTheWire) {
-  Testbed bed(options(Security::kHybrid, KeyDistribution::kPsk, 2, true), nullptr);
+  Testbed bed(test_options(Security::kHybrid, KeyDistribution::kPsk, 2, true), nullptr);
   WireTap tap;
   bed.segment().add_tap(&tap, net::TapPoint::kIngress);
   bed.start();
@@ -102,7 +94,7 @@ TEST(HarnessTestbedTest, HybridPutsOnlyMacsecFramesOnTheWire) {
 }
 
 TEST(HarnessTestbedTest, SecocCountersTimeEveryCallOfASecuredIteration) {
-  Testbed bed(options(Security::kSecoc, KeyDistribution::kPsk, 2, true), nullptr);
+  Testbed bed(test_options(Security::kSecoc, KeyDistribution::kPsk, 2, true), nullptr);
   bed.start();
   bed.idle(Duration::milliseconds(50));
   const IterationSample s = bed.run_iteration(1);
@@ -110,7 +102,7 @@ TEST(HarnessTestbedTest, SecocCountersTimeEveryCallOfASecuredIteration) {
   EXPECT_EQ(s.secoc_ops, 1u + 3u * 2u);  // protect; per subscriber verify, protect; verify
   EXPECT_GT(s.secoc_ns, 0);
   EXPECT_LE(s.secoc_ns, s.round_trip_ns);  // inside the measured window
-  Testbed plain(options(Security::kNone, KeyDistribution::kNone, 2, true), nullptr);
+  Testbed plain(test_options(Security::kNone, KeyDistribution::kNone, 2, true), nullptr);
   plain.start();
   plain.idle(Duration::milliseconds(50));
   const IterationSample p = plain.run_iteration(1);
@@ -124,7 +116,7 @@ TEST(HarnessTestbedTest, ParallelModelIsPositiveAndBoundedBySerial) {
   // are independent), per iteration: 0 < model <= serial.
   for (bool multicast : {false, true}) {
     const int n = multicast ? 4 : 1;
-    Testbed bed(options(Security::kHybrid, KeyDistribution::kPsk, n, multicast), nullptr);
+    Testbed bed(test_options(Security::kHybrid, KeyDistribution::kPsk, n, multicast), nullptr);
     bed.start();
     for (std::uint32_t seq = 1; seq <= 5; ++seq) {
       bed.idle(Duration::milliseconds(50));
@@ -141,7 +133,7 @@ TEST(HarnessTestbedTest, ParallelModelIsPositiveAndBoundedBySerial) {
 
 TEST(HarnessTestbedTest, RsaScenarioEstablishesItsKeyWithModeB) {
   auto creds = Credentials::create(2, 0x1234);
-  Testbed bed(options(Security::kSecoc, KeyDistribution::kRsaModeB, 2, true), creds);
+  Testbed bed(test_options(Security::kSecoc, KeyDistribution::kRsaModeB, 2, true), creds);
   bed.start();
   ASSERT_TRUE(bed.establishment_ns().has_value());
   EXPECT_GT(*bed.establishment_ns(), 0);
@@ -149,7 +141,7 @@ TEST(HarnessTestbedTest, RsaScenarioEstablishesItsKeyWithModeB) {
   EXPECT_TRUE(bed.run_iteration(1).completed);
   EXPECT_EQ(bed.security_rejections(), 0u);
   // Without credentials a Mode B testbed is refused at construction.
-  EXPECT_THROW(Testbed(options(Security::kSecoc, KeyDistribution::kRsaModeB), nullptr), std::invalid_argument);
+  EXPECT_THROW(Testbed(test_options(Security::kSecoc, KeyDistribution::kRsaModeB), nullptr), std::invalid_argument);
 }
 
 }  // namespace

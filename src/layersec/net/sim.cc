@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <memory>
+#include <stdexcept>
 
 namespace layersec::net {
 
@@ -301,6 +302,7 @@ const PortStats& Segment::port_stats(PortId port) const { return ports_.at(port)
 
 bool Segment::transmit(PortId port, Direction& dir, Frame frame, std::function<void(Frame)> arrive,
                        OwnerId arrive_owner) {
+  if (dir.shaper) return transmit_shaped(port, dir, std::move(frame), std::move(arrive), arrive_owner);
   const LinkConfig& link = ports_[port]->link;
   const TimePoint now = sim_.now();
   while (!dir.in_queue.empty() && dir.in_queue.front() <= now) dir.in_queue.pop_front();
@@ -457,6 +459,121 @@ void Segment::deliver(PortId egress, const Frame& frame, std::int64_t ready_ns) 
       },
       p.endpoint_owner);
   if (!queued) ++p.stats.rx_queue_drops;
+}
+
+}  // namespace layersec::net
+
+// ---- 802.1Qbv shaping of a link direction --------------------------------
+
+namespace layersec::net {
+
+struct Segment::Shaper {
+  Shaper(tsn::PortConfig pc, tsn::GateSchedule gates, tsn::TrafficClassMap map, std::uint8_t pcp)
+      : port(pc, std::move(gates)), classes(map), default_pcp(pcp) {}
+  struct Waiting {
+    std::function<void(Frame)> arrive;
+    OwnerId owner;
+  };
+  tsn::EgressPort port;
+  tsn::TrafficClassMap classes;
+  std::uint8_t default_pcp;
+  std::map<std::uint64_t, Waiting> waiting;  // by the frame's tag in the shaper
+  std::uint64_t next_tag = 0;
+  std::optional<EventId> pump_event;
+  std::int64_t pump_at = tsn::kNever;
+};
+
+Segment::Direction& Segment::direction(PortId port, LinkSide side) {
+  Port& p = *ports_.at(port);
+  return side == LinkSide::kUplink ? p.up : p.down;
+}
+
+void Segment::set_shaper(PortId port, LinkSide side, ShaperConfig config) {
+  Direction& dir = direction(port, side);
+  const LinkConfig& link = ports_.at(port)->link;
+  config.port.link_bps = link.bandwidth_bps;
+  if (link.bandwidth_bps == 0) throw std::invalid_argument("set_shaper: the link has no bandwidth to shape");
+  config.port.queue_limit_frames = std::max<std::size_t>(config.port.queue_limit_frames, 1);
+  const auto classes = config.classes ? *config.classes : *tsn::TrafficClassMap::standard(config.port.num_classes);
+  if (classes.num_classes() != config.port.num_classes) {
+    throw std::invalid_argument("set_shaper: the class map and the port disagree on the number of classes");
+  }
+  if (dir.shaper && dir.shaper->pump_event) sim_.cancel(*dir.shaper->pump_event);
+  dir.shaper = std::make_shared<Shaper>(config.port, std::move(config.schedule), classes, config.default_pcp);
+}
+
+const tsn::EgressPort* Segment::shaper(PortId port, LinkSide side) const {
+  const Port& p = *ports_.at(port);
+  const Direction& dir = side == LinkSide::kUplink ? p.up : p.down;
+  return dir.shaper ? &dir.shaper->port : nullptr;
+}
+
+std::optional<TimePoint> Segment::set_schedule(PortId port, LinkSide side, const tsn::GateControlList& gcl) {
+  Direction& dir = direction(port, side);
+  if (!dir.shaper) return std::nullopt;
+  const std::int64_t at = dir.shaper->port.set_schedule(gcl, sim_.now().ns());
+  pump(port, dir);
+  return TimePoint::from_ns(at);
+}
+
+bool Segment::transmit_shaped(PortId port, Direction& dir, Frame frame, std::function<void(Frame)> arrive,
+                              OwnerId arrive_owner) {
+  Shaper& s = *dir.shaper;
+  // The outer tag's PCP when the tag is in the clear, else the port default.
+  std::uint8_t pcp = s.default_pcp;
+  if (frame.size() >= 16) {
+    const std::uint16_t tpid = static_cast<std::uint16_t>((frame[12] << 8) | frame[13]);
+    if (tpid == kEtherTypeCTag || tpid == kEtherTypeSTag) pcp = static_cast<std::uint8_t>(frame[14] >> 5);
+  }
+  const int tc = s.classes.traffic_class(pcp);
+  const std::uint64_t tag = ++s.next_tag;
+  if (s.port.enqueue(std::move(frame), tc, sim_.now().ns(), tag) != tsn::EnqueueResult::kQueued) return false;
+  s.waiting.emplace(tag, Shaper::Waiting{std::move(arrive), arrive_owner});
+  pump(port, dir);
+  return true;
+}
+
+void Segment::pump(PortId port, Direction& dir) {
+  std::shared_ptr<Shaper> s = dir.shaper;
+  const LinkConfig& link = ports_[port]->link;
+  const std::int64_t now = sim_.now().ns();
+  std::weak_ptr<bool> alive = alive_;
+  if (auto t = s->port.dequeue(now)) {
+    auto it = s->waiting.find(t->tag);
+    if (it != s->waiting.end()) {
+      Shaper::Waiting w = std::move(it->second);
+      s->waiting.erase(it);
+      dir.busy_until = TimePoint::from_ns(t->end_ns);
+      sim_.schedule_at(
+          TimePoint::from_ns(t->end_ns) + link.latency,
+          [alive, f = std::move(t->frame), arrive = std::move(w.arrive)]() mutable {
+            if (auto a = alive.lock(); a && *a) arrive(std::move(f));
+          },
+          w.owner);
+    }
+  }
+  // Frames the shaper dropped from its queues (a new schedule made them
+  // unsendable) leave their callbacks behind; forget those.
+  std::size_t queued = 0;
+  for (int c = 0; c < s->port.config().num_classes; ++c) queued += s->port.queued(c);
+  if (queued == 0) s->waiting.clear();
+  const std::int64_t next = s->port.next_event(now);
+  if (next == tsn::kNever) return;
+  if (s->pump_event && s->pump_at <= next && s->pump_at > now) return;  // an earlier look is already due
+  if (s->pump_event) sim_.cancel(*s->pump_event);
+  s->pump_at = next;
+  Direction* d = &dir;
+  s->pump_event = sim_.schedule_at(
+      TimePoint::from_ns(next),
+      [this, alive, port, d, weak = std::weak_ptr<Shaper>(s)]() {
+        auto a = alive.lock();
+        auto sh = weak.lock();
+        if (!a || !*a || !sh || d->shaper != sh) return;
+        sh->pump_event.reset();
+        sh->pump_at = tsn::kNever;
+        pump(port, *d);
+      },
+      ports_[port]->switch_owner);
 }
 
 }  // namespace layersec::net

@@ -59,6 +59,8 @@
 #include "layersec/base/time.h"
 #include "layersec/net/frame.h"
 #include "layersec/net/recorder.h"
+#include "layersec/tsn/egress_port.h"
+#include "layersec/tsn/traffic_class.h"
 
 namespace layersec::net {
 
@@ -317,6 +319,29 @@ struct SwitchStats {
   std::uint64_t port_processor_drops = 0;
 };
 
+// 802.1Qbv shaping of one direction of a link (tsn::EgressPort): which
+// direction, and how frames are classified. A shaped direction replaces the
+// link's FIFO: frames wait in the port's per-class queues and start when the
+// shaper lets them (gate open, and they finish before it closes), serialised
+// at the link's bandwidth. The shaper sees frames as they go on the wire:
+// already MACsec-protected where a SecY sits above the port, so
+// PortConfig::expansion_bytes stays 0 there; a frame's class comes from its
+// outer 802.1Q/802.1ad tag's PCP when the tag is readable (clear tag), else
+// from `default_pcp` (a MACsec frame with the tag inside the ciphertext is
+// classified by the port's default, which is the point of the clear-tag
+// layout). Times are simulated nanoseconds.
+enum class LinkSide : std::uint8_t {
+  kUplink,    // endpoint -> switch: the host NIC's egress
+  kDownlink,  // switch -> endpoint: the switch port's egress
+};
+
+struct ShaperConfig {
+  tsn::PortConfig port;      // link_bps is replaced by the link's bandwidth
+  tsn::GateSchedule schedule;
+  std::optional<tsn::TrafficClassMap> classes;  // nullopt: 802.1Q Table 8-5 for port.num_classes
+  std::uint8_t default_pcp = 0;
+};
+
 // What a hook sees about a frame besides its bytes.
 struct HookContext {
   TimePoint now;
@@ -413,6 +438,15 @@ class Segment final : public SwitchControl {
   // not owned.
   void set_port_processor(PortId port, PortProcessor* processor);
   void remove_tap(FrameRecorder* tap);
+  // Shapes one direction of a port's link (see ShaperConfig); the link must
+  // have a bandwidth. Replaces an earlier shaper; frames already queued in
+  // the FIFO keep their times.
+  void set_shaper(PortId port, LinkSide side, ShaperConfig config);
+  // The shaper of that direction (counters, gates), or nullptr.
+  [[nodiscard]] const tsn::EgressPort* shaper(PortId port, LinkSide side) const;
+  // Installs a new gate control list on a shaped direction (pending until
+  // its change time); returns the change time, or nullopt if unshaped.
+  std::optional<TimePoint> set_schedule(PortId port, LinkSide side, const tsn::GateControlList& gcl);
 
   // The port a MAC was learned on.
   [[nodiscard]] std::optional<PortId> lookup(const MacAddress& mac) const;
@@ -426,11 +460,13 @@ class Segment final : public SwitchControl {
   void inject(PortId ingress, ByteSpan frame, Duration delay = Duration::zero()) override;
 
  private:
+  struct Shaper;
   struct Direction {
     TimePoint busy_until;
     // Serialization end times of the frames waiting or on the wire, oldest
     // first; entries <= now have left the queue.
     std::deque<TimePoint> in_queue;
+    std::shared_ptr<Shaper> shaper;  // set_shaper; frames then go through it
   };
   class Port;
   using Frame = std::vector<std::uint8_t>;
@@ -440,6 +476,11 @@ class Segment final : public SwitchControl {
   // `arrive_owner`, when its last bit reaches the far end. False when the
   // queue is full.
   bool transmit(PortId port, Direction& dir, Frame frame, std::function<void(Frame)> arrive, OwnerId arrive_owner);
+  bool transmit_shaped(PortId port, Direction& dir, Frame frame, std::function<void(Frame)> arrive,
+                       OwnerId arrive_owner);
+  // Starts what the shaper lets start now and schedules the next look.
+  void pump(PortId port, Direction& dir);
+  Direction& direction(PortId port, LinkSide side);
   void switch_ingress(PortId ingress, Frame frame);
   void switch_forward(PortId ingress, Frame frame);
   // Runs on the egress port's engine, ready at `ready_ns` (model time).

@@ -31,6 +31,7 @@ MacsecSpec hop_macsec_spec(macsec::Sci self, macsec::Sci peer, const SecretBytes
   m.suite = macsec::CipherSuite::kGcmAes128;
   m.tx_key = tx_key.clone();
   m.peers.push_back({peer, rx_key.clone(), std::move(peer_name)});
+  m.fresh_key = true;  // hop keys are made per build by the testbed and the attack harness
   return m;
 }
 
@@ -38,13 +39,22 @@ macsec::SecY make_secy(const MacsecSpec& spec) {
   macsec::SecYConfig c;
   c.sci = spec.sci;
   c.suite = spec.suite;
+  if (!spec.pn_store && !spec.fresh_key) {
+    BuildFailure f;
+    f.stage = BuildStage::kMacsec;
+    throw BuildError(std::move(f),
+                     "MACsec: a SAK without a PN store would start at PN 1 again after a restart (GCM nonce reuse); "
+                     "give the spec a pn_store, or set fresh_key for SAKs made for this build only");
+  }
   macsec::SecY secy(c);
-  check_sa(secy.install_tx_sa(0, macsec::SaKeys{spec.tx_key.span()}, 1), "Tx SA");
+  if (spec.pn_store) secy.set_pn_store(spec.pn_store, std::max<std::uint64_t>(spec.pn_reserve_block, 1));
+  const auto start = spec.new_key ? macsec::PnStart::kNewKey : macsec::PnStart::kResume;
+  check_sa(secy.install_tx_sa(0, macsec::SaKeys{spec.tx_key.span()}, 1, start), "Tx SA");
   check_sa(secy.set_encoding_sa(0), "encoding SA");
   for (const auto& p : spec.peers) {
     const std::string of = p.name.empty() ? std::string() : " of " + p.name;
     check_sa(secy.add_rx_sc(p.sci), "Rx SC" + of);
-    check_sa(secy.install_rx_sa(p.sci, 0, macsec::SaKeys{p.rx_key.span()}, 1), "Rx SA" + of);
+    check_sa(secy.install_rx_sa(p.sci, 0, macsec::SaKeys{p.rx_key.span()}, 1, start), "Rx SA" + of);
   }
   return secy;
 }

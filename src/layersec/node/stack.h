@@ -71,8 +71,9 @@ namespace layersec::node {
 
 // One MACsec SecY (GCM-AES-128 unless `suite` says otherwise, confidentiality
 // on, validateFrames strict, replay protection on: SecYConfig's defaults): a
-// Tx SA at AN 0 under `tx_key` starting at PN 1, and for each peer an Rx SC
-// with an Rx SA at AN 0 under its key starting at PN 1.
+// Tx SA at AN 0 under `tx_key`, and for each peer an Rx SC with an Rx SA at
+// AN 0 under its key; at PN 1 for fresh keys, after the stored PNs with a
+// PN store.
 struct MacsecSpec {
   struct Peer {
     macsec::Sci sci;
@@ -83,6 +84,20 @@ struct MacsecSpec {
   macsec::CipherSuite suite = macsec::CipherSuite::kGcmAes128;
   SecretBytes tx_key;
   std::vector<Peer> peers;
+  // PN persistence. A SAK that outlives one build (a key file, a provisioned
+  // static key) needs `pn_store` (not owned, outlives the stack): it is
+  // attached before the SAs are installed, every SA resumes after its record
+  // and saves ahead of use (macsec/pn_state.h), so a rebuilt node never
+  // reuses a PN (a GCM nonce) or accepts a recorded frame. No record is
+  // refused (kPnStateMissing) unless `new_key` says this is the key's first
+  // start. Without a store the spec must set `fresh_key`: the caller made
+  // these SAKs for this build only (the simulated testbed's and the attack
+  // harness's hop keys, a netns run's key file). Neither: make_secy refuses
+  // the spec (BuildError kMacsec) rather than start a static SAK at PN 1.
+  macsec::PnStore* pn_store = nullptr;
+  std::uint64_t pn_reserve_block = 1024;
+  bool new_key = false;
+  bool fresh_key = false;
 };
 
 // UDP sockets on `loop` (someip::SocketTransport).

@@ -54,6 +54,7 @@ class StackTest : public ::testing::Test {
       const auto peer = net::MacAddress::local(0x20);
       m.peers.push_back({macsec::Sci::from_parts(peer.bytes.data(), 1), SecretBytes(std::vector<std::uint8_t>(16, 0x22)),
                          "peer"});
+      m.fresh_key = true;
       s.macsec = std::move(m);
     }
     if (secured) {
@@ -178,6 +179,54 @@ TEST_F(StackTest, MakeSecyInstallsOneRxScPerPeer) {
   EXPECT_EQ(secy.encoding_an(), 0);
 }
 
+// A SAK that is neither fresh nor backed by a PN store would start at PN 1
+// after every restart (GCM nonce reuse): refused by name.
+TEST_F(StackTest, StaticSakWithoutAPnStoreIsRefused) {
+  StackSpec s = spec(false, true);
+  s.macsec->fresh_key = false;
+  try {
+    (void)build_stack(std::move(s));
+    FAIL() << "a static SAK without a PN store was accepted";
+  } catch (const BuildError& e) {
+    EXPECT_EQ(e.failure().stage, BuildStage::kMacsec);
+    EXPECT_NE(std::string(e.what()).find("PN store"), std::string::npos) << e.what();
+  }
+}
+
+// With a PN store a rebuilt SecY under the same SAK resumes after every PN
+// its previous instance used, and a missing record is refused unless the
+// spec says it is the key's first start.
+TEST_F(StackTest, StaticSakWithAPnStoreResumesAfterARestart) {
+  macsec::MemoryPnStore store;
+  StackSpec first = spec(false, true);
+  first.macsec->fresh_key = false;
+  first.macsec->pn_store = &store;
+  first.macsec->pn_reserve_block = 8;
+  StackSpec again = spec(false, true);
+  again.macsec->fresh_key = false;
+  again.macsec->pn_store = &store;
+  {
+    StackSpec missing = spec(false, true);
+    missing.macsec->fresh_key = false;
+    missing.macsec->pn_store = &store;
+    const BuildFailure f = failure_of(std::move(missing));
+    EXPECT_EQ(f.stage, BuildStage::kMacsec);
+    ASSERT_TRUE(f.macsec_error.has_value());
+    EXPECT_EQ(*f.macsec_error, macsec::SaError::kPnStateMissing);
+  }
+  first.macsec->new_key = true;
+  std::uint64_t used = 0;
+  {
+    macsec::SecY secy = make_secy(*first.macsec);
+    std::vector<std::uint8_t> frame(60, 0xAB);
+    std::vector<std::uint8_t> out(200);
+    for (int i = 0; i < 20; ++i) ASSERT_TRUE(secy.protect(frame, out).ok());
+    used = secy.tx_sa_status(0).next_pn - 1;
+  }  // a crash: no persist_pn_state()
+  macsec::SecY rebuilt = make_secy(*again.macsec);
+  EXPECT_GT(rebuilt.tx_sa_status(0).next_pn, used);
+}
+
 // The simulated testbed's hybrid wiring: the stack's SecY is left to the
 // caller, who puts it between the host and its port with make_sim_shim.
 // Service discovery then crosses the segment as MACsec frames only.
@@ -203,6 +252,7 @@ TEST(StackSimMacsecTest, HostSecyCarriesTheNodeThroughASimShim) {
     m.sci = scis[self];
     m.tx_key = tx.clone();
     m.peers.push_back({scis[1 - self], rx.clone(), "peer"});
+    m.fresh_key = true;
     return m;
   };
   StackSpec offer;

@@ -1,5 +1,7 @@
 #include "layersec/someip/json_service_table.h"
 
+#include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -26,7 +28,12 @@ bool JsonServiceTable::has_service(std::uint16_t s) const { return find(s) != nu
 
 std::uint8_t JsonServiceTable::interface_version(std::uint16_t s) const {
   const json* e = find(s);
-  return e ? e->value("major", std::uint8_t{1}) : 0;
+  if (!e) return 0;
+  const auto it = e->find("major");
+  if (it == e->end()) return 1;
+  // get<>() on a floating-point number out of range is undefined behaviour.
+  if (!it->is_number_integer()) throw std::runtime_error("major: expected an integer");
+  return it->get<std::uint8_t>();
 }
 
 MethodKind JsonServiceTable::method(std::uint16_t s, std::uint16_t m) const {
@@ -40,7 +47,7 @@ MethodKind JsonServiceTable::method(std::uint16_t s, std::uint16_t m) const {
 
 const json* JsonServiceTable::find(std::uint16_t s) const {
   for (const auto& e : j_.at("services"))
-    if (e.at("id").get<int>() == s) return &e;
+    if (const json& id = e.at("id"); id.is_number_integer() && id.get<std::int64_t>() == s) return &e;
   return nullptr;
 }
 

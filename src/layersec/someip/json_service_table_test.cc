@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+
 #include "layersec/someip/message_json.h"
 
 namespace layersec::someip {
@@ -60,6 +62,17 @@ TEST(JsonServiceTable, FramingErrorEndsTheVerdicts) {
   ASSERT_EQ(v.size(), 2u);
   EXPECT_EQ(v.at(0).at("action"), "deliver");
   EXPECT_EQ(v.at(1).at("action"), "drop");
+}
+
+// Regression (fuzz/someip_json_fuzz.cc, corpus someip_json/regress_float_service_id):
+// a floating-point "id" or "major" out of range was converted with get<>(),
+// undefined behaviour; a non-integer id now matches no service and a
+// non-integer major throws.
+TEST(JsonServiceTable, NonIntegerNumbersAreNotConverted) {
+  const JsonServiceTable t(json::parse(R"({"services":[{"id":4.6e110},{"id":4660,"major":3e85}]})"));
+  EXPECT_FALSE(t.has_service(0));
+  EXPECT_TRUE(t.has_service(4660));
+  EXPECT_THROW((void)t.interface_version(4660), std::runtime_error);
 }
 
 }  // namespace

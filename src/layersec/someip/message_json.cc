@@ -1,6 +1,7 @@
 #include "layersec/someip/message_json.h"
 
 #include <stdexcept>
+#include <type_traits>
 #include <string>
 
 #include "layersec/base/hex.h"
@@ -87,9 +88,16 @@ json message_json(const MessageView& m) {
   return j;
 }
 
+// An integer field must be a JSON integer: get<T>() on a number_float
+// out of T's range is undefined behaviour (found by fuzz/someip_json_fuzz.cc).
 template <class T>
 T num(const json& j, const char* key, T def = T{}) {
-  return j.contains(key) ? j.at(key).get<T>() : def;
+  if (!j.contains(key)) return def;
+  const json& v = j.at(key);
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    if (!v.is_number_integer()) throw std::runtime_error(std::string(key) + ": expected an integer");
+  }
+  return v.get<T>();
 }
 
 SdEntry entry_from(const json& j) {
@@ -200,7 +208,7 @@ std::vector<std::uint8_t> message_from_json(const json& j) {
   std::vector<std::uint8_t> out(kHeaderSize + payload.size());
   ByteWriter w(out);
   if (!write_message(w, h, payload)) throw std::runtime_error("cannot encode message");
-  if (j.contains("length_override")) store_be32(out.data() + 4, j.at("length_override").get<std::uint32_t>());
+  if (j.contains("length_override")) store_be32(out.data() + 4, num<std::uint32_t>(j, "length_override"));
   return out;
 }
 
@@ -210,7 +218,7 @@ std::vector<std::vector<std::uint8_t>> datagrams_from_json(const json& j) {
     const auto whole = message_from_json(j.at("messages").at(0));
     auto parsed = parse_message(whole);
     if (!parsed) throw std::runtime_error("cannot segment");
-    TpSegmenter seg(parsed->header, parsed->payload, j.at("segment_size").get<std::size_t>());
+    TpSegmenter seg(parsed->header, parsed->payload, num<std::size_t>(j, "segment_size"));
     std::vector<std::uint8_t> buf(seg.max_segment_message_size());
     while (!seg.done()) {
       ByteWriter w(buf);

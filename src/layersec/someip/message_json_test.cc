@@ -112,5 +112,17 @@ TEST(MessageJson, BadInputThrowsWithAReason) {
                std::runtime_error);
 }
 
+// Regression (fuzz/someip_json_fuzz.cc, corpus someip_json/regress_float_message_type):
+// a float out of the field's range was converted with get<int>(), which is
+// undefined behaviour; integer fields now refuse any non-integer number.
+TEST(MessageJson, NonIntegerNumbersAreRefused) {
+  EXPECT_THROW((void)message_from_json(json::parse(R"({"message_type": 3e85})")), std::runtime_error);
+  EXPECT_THROW((void)message_from_json(json::parse(R"({"service": 1.5})")), std::runtime_error);
+  EXPECT_THROW((void)message_from_json(json::parse(R"({"length_override": -1e300})")), std::runtime_error);
+  EXPECT_THROW((void)datagrams_from_json(json::parse(R"({"segment_size": 1e30, "messages": [{}]})")),
+               std::runtime_error);
+  EXPECT_EQ(message_from_json(json::parse(R"({"message_type": 2})")).size(), 16u);
+}
+
 }  // namespace
 }  // namespace layersec::someip
