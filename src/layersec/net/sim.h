@@ -446,6 +446,7 @@ class Segment final : public SwitchControl {
   [[nodiscard]] const tsn::EgressPort* shaper(PortId port, LinkSide side) const;
   // Installs a new gate control list on a shaped direction (pending until
   // its change time); returns the change time, or nullopt if unshaped.
+  // Throws std::invalid_argument for a list the port refuses (validate()).
   std::optional<TimePoint> set_schedule(PortId port, LinkSide side, const tsn::GateControlList& gcl);
 
   // The port a MAC was learned on.

@@ -1,6 +1,8 @@
 // The 802.1Qbv shaper on the simulated segment's links (Segment::set_shaper):
 // exact gate timing to the nanosecond, ST without loss or interference under
 // saturating BE, and a schedule change landing at its cycle boundary.
+#include <stdexcept>
+
 #include <gtest/gtest.h>
 
 #include "layersec/net/sim.h"
@@ -197,6 +199,9 @@ TEST(SimShaper, UnshapedLinksAndBadConfigurations) {
   Bed bed;
   EXPECT_EQ(bed.seg.shaper(bed.a, LinkSide::kDownlink), nullptr);
   EXPECT_FALSE(bed.seg.set_schedule(bed.a, LinkSide::kUplink, st_be()));
+  tsn::GateControlList beyond;
+  beyond.entries = {{0x04, 500 * kUs}};  // class 2 on a two-class port
+  EXPECT_THROW((void)bed.seg.set_schedule(bed.rx, LinkSide::kDownlink, beyond), std::invalid_argument);
   LinkConfig nobw;
   nobw.bandwidth_bps = 0;
   const PortId p = bed.seg.add_port(nobw);

@@ -1,6 +1,7 @@
 #include "layersec/tsn/egress_port.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace layersec::tsn {
 
@@ -22,6 +23,14 @@ const char* to_string(EnqueueResult r) {
 EgressPort::EgressPort(PortConfig config, GateSchedule schedule) : config_(config), gates_(std::move(schedule)) {
   config_.num_classes = std::clamp(config_.num_classes, 1, kMaxTrafficClasses);
   if (config_.link_bps == 0) config_.link_bps = 1;
+}
+
+std::int64_t EgressPort::set_schedule(const GateControlList& gcl, std::int64_t now_ns) {
+  GclLimits limits;
+  limits.num_classes = config_.num_classes;
+  limits.link_bps = config_.link_bps;
+  if (auto problem = validate(gcl, limits)) throw std::invalid_argument("gate control list: " + problem->message);
+  return gates_.set_admin(gcl, now_ns);
 }
 
 std::int64_t EgressPort::wire_time(std::size_t frame_bytes) const {

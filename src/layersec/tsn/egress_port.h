@@ -74,8 +74,11 @@ class EgressPort {
   // with every queue empty.
   [[nodiscard]] std::int64_t next_event(std::int64_t now_ns) const;
 
-  // Installs a new gate control list (pending until its change time).
-  std::int64_t set_schedule(const GateControlList& gcl, std::int64_t now_ns) { return gates_.set_admin(gcl, now_ns); }
+  // Installs a new gate control list (pending until its change time) and
+  // returns its change time. The list is validated against the port (its
+  // classes and speed); an invalid one throws std::invalid_argument naming
+  // the entry, and the running schedule stays.
+  std::int64_t set_schedule(const GateControlList& gcl, std::int64_t now_ns);
 
   [[nodiscard]] std::int64_t wire_time(std::size_t frame_bytes) const;
   [[nodiscard]] const GateSchedule& gates() const { return gates_; }

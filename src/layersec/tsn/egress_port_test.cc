@@ -126,6 +126,15 @@ TEST(EgressPort, ANewScheduleTakesOverAtItsChangeTime) {
   EXPECT_EQ(p.gates().config_changes(), 1u);
 }
 
+TEST(EgressPort, AnInvalidNewScheduleIsRefusedAndTheOldOneStays) {
+  EgressPort p(two_classes(), st_be());
+  GateControlList bad;
+  bad.entries = {{0x04, 500 * kUs}};  // class 2 on a two-class port
+  EXPECT_THROW((void)p.set_schedule(bad, 0), std::invalid_argument);
+  EXPECT_FALSE(p.gates().config_pending());
+  EXPECT_TRUE(p.gates().open(1, 1'000 * kUs));
+}
+
 // Drives a port as a wire would: ST frames released at the start of each ST
 // window are never delayed by BE, however much BE is queued, and every ST
 // frame finishes inside its window.

@@ -1,7 +1,6 @@
 #include "layersec/tsn/gate_control_list.h"
 
 #include <algorithm>
-#include <limits>
 
 namespace layersec::tsn {
 
@@ -44,6 +43,8 @@ const char* to_string(GclError e) {
     case GclError::kBadCycleExtension: return "bad_cycle_extension";
     case GclError::kBaseTimeInPast: return "base_time_in_past";
     case GclError::kNegativeBaseTime: return "negative_base_time";
+    case GclError::kBaseTimeTooLarge: return "base_time_too_large";
+    case GclError::kCycleTooLong: return "cycle_too_long";
     case GclError::kBadLinkSpeed: return "bad_link_speed";
   }
   return "unknown";
@@ -95,10 +96,17 @@ std::optional<GclProblem> validate(const GateControlList& gcl, const GclLimits& 
                           return std::string{hex[(e.gates >> 4) & 0xF], hex[e.gates & 0xF]};
                         }() + " opens a gate beyond the " + std::to_string(classes) + " traffic classes"};
     }
-    if (sum > std::numeric_limits<std::int64_t>::max() - e.interval_ns) {
-      return GclProblem{GclError::kCycleMismatch, idx, entry_name(i) + ": the intervals overflow"};
+    if (e.interval_ns > kMaxCycleNs || sum > kMaxCycleNs - e.interval_ns) {
+      return GclProblem{GclError::kCycleTooLong, idx,
+                        entry_name(i) + ": the intervals add up to more than " + std::to_string(kMaxCycleNs) +
+                            " ns (the longest cycle)"};
     }
     sum += e.interval_ns;
+  }
+  if (gcl.cycle_time_ns > kMaxCycleNs) {
+    return GclProblem{GclError::kCycleTooLong, -1,
+                      "cycle-time " + std::to_string(gcl.cycle_time_ns) + " ns is longer than " +
+                          std::to_string(kMaxCycleNs) + " ns"};
   }
   if (gcl.cycle_time_ns < 0 || (gcl.cycle_time_ns > 0 && gcl.cycle_time_ns != sum)) {
     return GclProblem{GclError::kCycleMismatch, -1,
@@ -114,6 +122,11 @@ std::optional<GclProblem> validate(const GateControlList& gcl, const GclLimits& 
   if (gcl.base_time_ns < 0) {
     return GclProblem{GclError::kNegativeBaseTime, -1,
                       "base-time " + std::to_string(gcl.base_time_ns) + " ns is negative"};
+  }
+  if (gcl.base_time_ns > kMaxBaseTimeNs) {
+    return GclProblem{GclError::kBaseTimeTooLarge, -1,
+                      "base-time " + std::to_string(gcl.base_time_ns) + " ns is beyond " +
+                          std::to_string(kMaxBaseTimeNs) + " ns (year 2116)"};
   }
   if (limits.now_ns && gcl.base_time_ns < *limits.now_ns) {
     return GclProblem{GclError::kBaseTimeInPast, -1,

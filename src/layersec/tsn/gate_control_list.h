@@ -62,8 +62,17 @@ enum class GclError {
   kBadCycleExtension,     // negative, or not shorter than the cycle
   kBaseTimeInPast,
   kNegativeBaseTime,
+  kBaseTimeTooLarge,      // beyond kMaxBaseTimeNs
+  kCycleTooLong,          // beyond kMaxCycleNs
   kBadLinkSpeed,
 };
+
+// Bounds that keep every instant a schedule computes (base + cycles) far from
+// int64 overflow: a base time up to 2^62 ns (year 2116 on CLOCK_TAI) and a
+// cycle up to 2^40 ns (about 18 minutes; taprio cycles are micro- to
+// milliseconds).
+inline constexpr std::int64_t kMaxBaseTimeNs = std::int64_t{1} << 62;
+inline constexpr std::int64_t kMaxCycleNs = std::int64_t{1} << 40;
 [[nodiscard]] const char* to_string(GclError e);
 
 struct GclLimits {

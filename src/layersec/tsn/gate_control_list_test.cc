@@ -62,6 +62,19 @@ TEST(GclValidate, AcceptsAGoodListAndNamesEachProblem) {
   lim.now_ns.reset();
 
   g = st_be();
+  g.base_time_ns = kMaxBaseTimeNs + 1;
+  EXPECT_EQ(validate(g, lim)->error, GclError::kBaseTimeTooLarge);
+  g = st_be();
+  g.entries[1].interval_ns = kMaxCycleNs;
+  p = validate(g, lim);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->error, GclError::kCycleTooLong);
+  EXPECT_EQ(p->entry, 1);
+  g = st_be();
+  g.cycle_time_ns = kMaxCycleNs + 1;
+  EXPECT_EQ(validate(g, lim)->error, GclError::kCycleTooLong);
+
+  g = st_be();
   g.entries.clear();
   EXPECT_EQ(validate(g, lim)->error, GclError::kNoEntries);
   lim.link_bps = 0;
