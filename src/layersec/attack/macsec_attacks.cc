@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "layersec/attack/secy_counter_moved.h"
 #include "layersec/base/bytes.h"
 #include "layersec/macsec/cipher_suite.h"
 #include "layersec/macsec/sectag.h"
@@ -189,21 +190,6 @@ Frame protect_with(SecY& y, const Frame& plain) {
   if (!n.ok()) return {};
   out.resize(*n);
   return out;
-}
-
-// The In* packet counter `after` has and `before` has not: the one counter a
-// validate() call increments. InPktsNoSA is an aggregate and skipped.
-std::string counter_moved(const SecYStats& before, const SecYStats& after) {
-  std::vector<std::uint64_t> b;
-  before.for_each([&](std::string_view, std::uint64_t v) { b.push_back(v); });
-  std::string moved;
-  std::size_t i = 0;
-  after.for_each([&](std::string_view name, std::uint64_t v) {
-    const bool packet_counter = name.substr(0, 6) == "InPkts" && name != "InPktsNoSA";
-    if (packet_counter && moved.empty() && v != b[i]) moved = std::string(name);
-    ++i;
-  });
-  return moved.empty() ? std::string("unknown") : moved;
 }
 
 struct Verdict {

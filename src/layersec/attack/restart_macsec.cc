@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "layersec/attack/restart_channel.h"
+#include "layersec/attack/secy_counter_moved.h"
 #include "layersec/base/bytes.h"
 #include "layersec/macsec/cipher_suite.h"
 #include "layersec/macsec/pn_state_file.h"
@@ -35,20 +36,6 @@ constexpr std::uint8_t kRxMac[6] = {0x02, 0x4C, 0x53, 0x00, 0x01, 0x02};
 constexpr Sci kTxSci = Sci::from_parts(kTxMac, 1);
 constexpr Sci kRxSci = Sci::from_parts(kRxMac, 1);
 constexpr std::size_t kPlainSize = 14 + 8 + 40;  // Ethernet header, seq, padding
-
-// The one In* packet counter a validate() call moved (InPktsNoSA skipped).
-std::string counter_moved(const SecYStats& before, const SecYStats& after) {
-  std::vector<std::uint64_t> b;
-  before.for_each([&](std::string_view, std::uint64_t v) { b.push_back(v); });
-  std::string moved;
-  std::size_t i = 0;
-  after.for_each([&](std::string_view name, std::uint64_t v) {
-    const bool packet = name.substr(0, 6) == "InPkts" && name != "InPktsNoSA";
-    if (packet && moved.empty() && v != b[i]) moved = std::string(name);
-    ++i;
-  });
-  return moved.empty() ? std::string("unknown") : moved;
-}
 
 std::string pn_file_refused(macsec::PnFileError e) {
   switch (e) {
