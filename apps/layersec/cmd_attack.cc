@@ -24,8 +24,10 @@
 //               state files; all (default): every runner, in that order
 //   --attempts  per class and configuration, 1..10^7 (default 100,000)
 //   --seed      every random choice of every runner derives from it (default 1)
-//   --soak-seconds  also run the soak (attack/soak_attacks.h) for S seconds of
-//               wall-clock time, 0..86400 (default 0: no soak)
+//   --soak-seconds  also run the soak for S seconds of wall-clock time,
+//               0..86400 (default 0: none): in process (attack/soak_attacks.h)
+//               with --topology sim, against the MACsec link and SV subscriber
+//               processes with netns
 //   --strict    rows that show a known, documented weakness fail too
 //   --json      rows_json (attack/report.h) to FILE ("-": stdout), written
 //               through base/file.h (a symlink at FILE is refused, write
@@ -165,20 +167,25 @@ void write_json(const std::string& path, const std::string& text) {
 
 // --topology netns: real processes in namespaces; --layer picks the
 // configurations (someip: the SOME/IP nodes, unsecured baseline and SecOC;
-// macsec: the MACsec link).
+// macsec: the MACsec link; sv: the SV publisher and subscriber).
+// With --soak-seconds, the netns soak (macsec, sv) replaces the in-process one.
+double netns_soak_seconds = 0;
 std::vector<attack::AttackRow> run_netns_secoc(const attack::AttackOptions& o) {
-  return attack::run_netns_attacks(o, {true, false});
+  return attack::run_netns_attacks(o, {true, false, false, 0});
 }
 std::vector<attack::AttackRow> run_netns_macsec(const attack::AttackOptions& o) {
-  return attack::run_netns_attacks(o, {false, true});
+  return attack::run_netns_attacks(o, {false, true, false, netns_soak_seconds});
+}
+std::vector<attack::AttackRow> run_netns_sv(const attack::AttackOptions& o) {
+  return attack::run_netns_attacks(o, {false, false, true, netns_soak_seconds});
 }
 
 void run(const Options& o) {
   attack::AttackOptions options;
   if (!check_options(o, options)) return;
   if (o.topology == "netns") {
-    if (o.layer != "all" && o.layer != "someip" && o.layer != "macsec") {
-      bad_option("--layer", o.layer + " has no netns configuration (use someip, macsec or all)");
+    if (o.layer != "all" && o.layer != "someip" && o.layer != "macsec" && o.layer != "sv") {
+      bad_option("--layer", o.layer + " has no netns configuration (use someip, macsec, sv or all)");
       return;
     }
     std::string reason;
@@ -199,13 +206,15 @@ void run(const Options& o) {
   bool runners_ok = true;
   const bool all = o.layer == "all";
   if (o.topology == "netns") {
+    netns_soak_seconds = std::stod(o.soak_seconds);
     if (all || o.layer == "someip") runners_ok &= run_layer("netns secoc", &run_netns_secoc, options, rows);
     if (all || o.layer == "macsec") runners_ok &= run_layer("netns macsec", &run_netns_macsec, options, rows);
+    if (all || o.layer == "sv") runners_ok &= run_layer("netns sv", &run_netns_sv, options, rows);
   } else {
     for (const auto& l : kSimLayers)
       if (all || o.layer == l.name) runners_ok &= run_layer(l.name, l.runner, options, rows);
   }
-  if (const double soak = std::stod(o.soak_seconds); soak > 0) {
+  if (const double soak = std::stod(o.soak_seconds); soak > 0 && o.topology == "sim") {
     try {
       auto got = attack::run_soak(options, soak);
       rows.insert(rows.end(), std::make_move_iterator(got.begin()), std::make_move_iterator(got.end()));

@@ -46,6 +46,7 @@ struct UpOptions {
   std::string backend = "user";
   double stats_interval = 0;
   bool new_key = false;
+  std::string tsn;
 };
 
 // Hands the options to macsec::run_link (link_runner.h), which does the work.
@@ -57,6 +58,7 @@ void run_up(const UpOptions& o) {
   ro.backend = o.backend == "kernel" ? macsec::LinkBackend::kKernel : macsec::LinkBackend::kUser;
   ro.stats_interval_s = o.stats_interval;
   ro.new_key = o.new_key;
+  ro.tsn_path = o.tsn;
   if (const int status = macsec::run_link(ro); status != 0) set_exit_code(status);
 }
 
@@ -89,6 +91,10 @@ const CommandRegistration reg(45, [](CLI::App& root) {
   up->add_flag("--new-key", o->new_key,
                "the keys were never used: create the PN state file / records that are missing (never rewinds "
                "an existing record)");
+  up->add_option("--tsn", o->tsn,
+                 "TSN first hop (JSON, docs/tsn.md): port speed, taprio schedule, stream rules -> VID/PCP, "
+                 "layout clear-tag or standard; frames are shaped on CLOCK_TAI (user back end)")
+      ->check(kRegularFile);
   up->add_option("--backend", o->backend, "user (TAP + AF_PACKET, default) or kernel (Linux macsec driver)")
       ->check(CLI::IsMember({"user", "kernel"}));
   up->add_option("--stats-interval", o->stats_interval, "also print statistics every S seconds (0: off, else 0.1..86400)")

@@ -9,7 +9,9 @@
 //                 jitter (mean/p99/max).
 //   sv subscribe  sv_io::subscribe_on_interface: receives, verifies and
 //                 supervises one stream; prints its counters and rejections
-//                 periodically and at the end (JSON lines with --json).
+//                 periodically and at the end (JSON lines with --json);
+//                 --state FILE persists the counter floor (sv_io/floor_file.h).
+// The options of sv subscribe and --kdc are declared in sv_cli.h.
 //   sv kdc        sv_io::KdcServer: sv::kdc::Kdc behind a UDP socket;
 //                 publish and subscribe take their keys from it with --kdc
 //                 (sv_io::KdcClient).
@@ -44,10 +46,6 @@ namespace {
 using namespace layersec::sv;
 using namespace layersec::app::svcli;
 using sv_io::need_mlkem;
-
-// Longest --duration / --remove time any sv command accepts (about 115 days;
-// far inside int64 nanoseconds).
-constexpr double kMaxRunSeconds = 1e7;
 
 Duration seconds(double s) { return Duration::nanoseconds(static_cast<std::int64_t>(s * 1e9)); }
 
@@ -136,21 +134,6 @@ void run_kdc(const KdcOptions& o) {
 
 // --- --kdc for sv publish / sv subscribe -------------------------------------------
 
-// Where a publisher or subscriber gets its keys from `sv kdc` (instead of --key).
-struct KdcClientOptions {
-  std::string endpoint;  // ADDRESS:PORT of `sv kdc`; empty: keys from --key
-  std::string id;
-  std::string dir;
-  std::string kem = "ml-kem-768";
-};
-
-void add_kdc_client_options(CLI::App* cmd, KdcClientOptions& o) {
-  cmd->add_option("--kdc", o.endpoint, "get the stream's keys from `sv kdc` at ADDRESS:PORT (UDP) instead of --key");
-  cmd->add_option("--id", o.id, "IED identity registered at the KDC (with --kdc)");
-  cmd->add_option("--kdc-dir", o.dir, "directory with kdc.pub and ID.id (with --kdc)");
-  cmd->add_option("--kem", o.kem, "ML-KEM set of the KDC (default ml-kem-768)");
-}
-
 // The stream's keys from `sv kdc` (--kdc), instead of --key.
 sv_io::KdcStreamKeys kdc_keys(const KdcClientOptions& o, const StreamOptions& stream) {
   if (!stream.key_file.empty()) throw std::runtime_error("--kdc and --key exclude each other");
@@ -204,18 +187,6 @@ void run_publish(const PublishOptions& o) {
   sv_io::publish_on_interface(std::move(run), std::cout);
 }
 
-struct SubscribeOptions {
-  std::string iface;
-  StreamOptions stream;
-  double duration_s = 0;
-  double interval_s = 1;
-  double timeout_ms = 100;
-  bool json = false;
-  bool accept_simulated = false;
-  bool realtime = false;
-  KdcClientOptions kdc;
-};
-
 void run_subscribe(const SubscribeOptions& o) {
   const Profile p = need_profile(o.stream.profile);
   sv_io::SubscribeRun run;
@@ -239,6 +210,15 @@ void run_subscribe(const SubscribeOptions& o) {
   run.interval = seconds(o.interval_s);
   run.json = o.json;
   run.realtime = o.realtime;
+  if (o.state_path.empty() && (o.first_start || o.floor_reserve != kDefaultFloorReserve)) {
+    throw std::runtime_error("--first-start and --floor-reserve need --state FILE");
+  }
+  if (!o.state_path.empty() && run.subscription.security.scheme == Scheme::kNone) {
+    throw std::runtime_error("--state persists a secured stream's counter floor: give --auth SCHEME (not none)");
+  }
+  run.state_path = o.state_path;
+  run.first_start = o.first_start;
+  run.floor_reserve = o.floor_reserve;
   sv_io::subscribe_on_interface(std::move(run), std::cout);
 }
 
@@ -262,18 +242,7 @@ const CommandRegistration reg(42, [](CLI::App& root) {
 
   auto subo = std::make_shared<SubscribeOptions>();
   auto* subc = sv->add_subcommand("subscribe", "subscriber: receive, verify and supervise a stream on a real interface (AF_PACKET, root)");
-  subc->add_option("--iface", subo->iface, "interface to receive on")->required();
-  add_stream_options(subc, subo->stream, StreamRole::kReceiver);
-  subc->add_option("--duration", subo->duration_s, "seconds to run, 0..1e7 (default 0: until SIGINT/SIGTERM)")
-      ->check(finite_in(0, kMaxRunSeconds));
-  subc->add_option("--interval", subo->interval_s, "seconds between reports, 0.001..86400 (default 1)")
-      ->check(finite_in(0.001, 86'400));
-  subc->add_option("--timeout-ms", subo->timeout_ms, "stream timeout, 0.001..3600000 ms (default 100)")
-      ->check(finite_in(0.001, 3'600'000));
-  subc->add_flag("--json", subo->json, "JSON lines: {type: stats|final, streams:[{counters}], rejections, ...}");
-  subc->add_flag("--accept-simulated", subo->accept_simulated, "deliver frames with the Simulate bit");
-  subc->add_flag("--realtime", subo->realtime, "mlockall + SCHED_FIFO priority 70 (root); warns and goes on if refused");
-  add_kdc_client_options(subc, subo->kdc);
+  add_subscribe_options(subc, *subo);
   subc->callback([subo] { run_subscribe(*subo); });
 
   auto ko = std::make_shared<KdcOptions>();

@@ -1,7 +1,8 @@
 // Option parsing shared by the `layersec sv ...` commands (cmd_sv.cc: pcap,
 // decode, bench sv; cmd_sv_net.cc: publish, subscribe, kdc): one stream's
-// options and their mapping to the sv core's configurations. The work itself
-// is in src/layersec/sv_io (docs/sv.md).
+// options and their mapping to the sv core's configurations, the --kdc
+// client options and every option of `sv subscribe`. The work itself is in
+// src/layersec/sv_io (docs/sv.md).
 #pragma once
 
 #include <cstdint>
@@ -23,6 +24,13 @@ namespace layersec::app::svcli {
 using namespace layersec::sv;
 using sv_io::need_profile;
 using sv_io::need_scheme;
+
+// Longest --duration / --remove time any sv command accepts (about 115 days;
+// far inside int64 nanoseconds).
+inline constexpr double kMaxRunSeconds = 1e7;
+// `sv subscribe --floor-reserve` default: frameCounters reserved per save of
+// the --state file (about 2 s of 4000/1, 85 ms of 96000/1).
+inline constexpr std::uint64_t kDefaultFloorReserve = 8192;
 
 // --- one stream's options (sv pcap / publish send it, sv decode / subscribe receive it) ---
 
@@ -64,6 +72,61 @@ inline void add_stream_options(CLI::App* cmd, StreamOptions& o, StreamRole role)
     cmd->add_flag("--simulate", o.simulate, "set the Simulate bit");
   }
 }
+
+// Where a publisher or subscriber gets its keys from `sv kdc` (instead of --key).
+struct KdcClientOptions {
+  std::string endpoint;  // ADDRESS:PORT of `sv kdc`; empty: keys from --key
+  std::string id;
+  std::string dir;
+  std::string kem = "ml-kem-768";
+};
+
+inline void add_kdc_client_options(CLI::App* cmd, KdcClientOptions& o) {
+  cmd->add_option("--kdc", o.endpoint, "get the stream's keys from `sv kdc` at ADDRESS:PORT (UDP) instead of --key");
+  cmd->add_option("--id", o.id, "IED identity registered at the KDC (with --kdc)");
+  cmd->add_option("--kdc-dir", o.dir, "directory with kdc.pub and ID.id (with --kdc)");
+  cmd->add_option("--kem", o.kem, "ML-KEM set of the KDC (default ml-kem-768)");
+}
+
+struct SubscribeOptions {
+  std::string iface;
+  StreamOptions stream;
+  double duration_s = 0;
+  double interval_s = 1;
+  double timeout_ms = 100;
+  bool json = false;
+  bool accept_simulated = false;
+  bool realtime = false;
+  KdcClientOptions kdc;
+  std::string state_path;  // --state: the counter floor file (empty: the floor is not persisted)
+  bool first_start = false;
+  std::uint64_t floor_reserve = kDefaultFloorReserve;
+};
+
+inline void add_subscribe_options(CLI::App* subc, SubscribeOptions& o) {
+  subc->add_option("--iface", o.iface, "interface to receive on")->required();
+  add_stream_options(subc, o.stream, StreamRole::kReceiver);
+  subc->add_option("--duration", o.duration_s, "seconds to run, 0..1e7 (default 0: until SIGINT/SIGTERM)")
+      ->check(finite_in(0, kMaxRunSeconds));
+  subc->add_option("--interval", o.interval_s, "seconds between reports, 0.001..86400 (default 1)")
+      ->check(finite_in(0.001, 86'400));
+  subc->add_option("--timeout-ms", o.timeout_ms, "stream timeout, 0.001..3600000 ms (default 100)")
+      ->check(finite_in(0.001, 3'600'000));
+  subc->add_flag("--json", o.json, "JSON lines: {type: stats|final, streams:[{counters}], rejections, ...}");
+  subc->add_flag("--accept-simulated", o.accept_simulated, "deliver frames with the Simulate bit");
+  subc->add_flag("--realtime", o.realtime, "mlockall + SCHED_FIFO priority 70 (root); warns and goes on if refused");
+  add_kdc_client_options(subc, o.kdc);
+  subc->add_option("--state", o.state_path,
+                   "counter floor file (0600; secured streams): a restarted subscriber refuses every frameCounter "
+                   "it may have accepted before; missing or corrupt: refuses to start");
+  subc->add_flag("--first-start", o.first_start, "with --state: create the floor file if there is none (first run)");
+  subc->add_option("--floor-reserve", o.floor_reserve,
+                   "with --state: frameCounters reserved per save, 1..1e9 (default 8192; a crash loses at most "
+                   "this many genuine frames)")
+      ->check(whole_in(1, kMaxFloorReserve));
+}
+
+
 
 // The publisher's stream for `o` at profile `p` (scheme from --auth).
 inline StreamConfig stream_config(const StreamOptions& o, const Profile& p) {

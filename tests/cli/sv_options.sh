@@ -38,6 +38,31 @@ for bad in nan 0 -5 inf 1e12; do refused "--timeout-ms" sv subscribe --iface lo 
 for bad in -1 65536 0x10000 12.5 nan; do refused "--appid" sv subscribe --iface lo --appid "$bad"; done
 for bad in -1 4294967296 1e3; do refused "--key-id" sv subscribe --iface lo --key-id "$bad"; done
 for bad in 0 65537 -1 nan; do refused "--smp-cnt-wrap" sv subscribe --iface lo --smp-cnt-wrap "$bad"; done
+# sv subscribe --state / --first-start / --floor-reserve (the counter floor file):
+# refused before any socket is opened, naming the option or the file and why.
+sub=(sv subscribe --iface lo --auth chaskey12-selective --key "$WORK/k16")
+for bad in 0 -1 nan 1e3 1000000001 18446744073709551616; do
+  refused "--floor-reserve" "${sub[@]}" --state "$WORK/floor" --first-start --floor-reserve "$bad"
+done
+refused "need --state" "${sub[@]}" --first-start
+refused "need --state" "${sub[@]}" --floor-reserve 5
+refused "give --auth" sv subscribe --iface lo --state "$WORK/floor" --first-start
+refused "give --first-start on the very first run only" "${sub[@]}" --state "$WORK/floor"
+[[ ! -e "$WORK/floor" ]] || fail "a refused sv subscribe created its floor file"
+echo precious >"$WORK/floor-target"
+chmod 600 "$WORK/floor-target"
+ln -s "$WORK/floor-target" "$WORK/floor-link"
+refused "floor-link: SV floor file is a symbolic link" "${sub[@]}" --state "$WORK/floor-link"
+refused "floor-link" "${sub[@]}" --state "$WORK/floor-link" --first-start
+[[ "$(cat "$WORK/floor-target")" == precious ]] || fail "sv subscribe wrote through a floor file symlink"
+printf 'layersec-sv-floor 1\nstream 4000 zz 1\n' >"$WORK/floor-bad"
+refused "line 2: svID" "${sub[@]}" --state "$WORK/floor-bad"
+printf 'layersec-sv-floor 1\nend 00\n' >"$WORK/floor-sum"
+refused "line 2: checksum" "${sub[@]}" --state "$WORK/floor-sum" --first-start
+cp "$WORK/floor-target" "$WORK/floor-open"
+chmod 644 "$WORK/floor-open"
+refused "floor-open" "${sub[@]}" --state "$WORK/floor-open"
+refused "--state" "${sub[@]}" --state "$WORK"
 refused "below the 8 ASDUs" sv decode --pcap "$WORK/k16" --profile 12800/8 --smp-cnt-wrap 4
 
 # sv publish

@@ -13,6 +13,11 @@
 #      delivered (no loss, nothing dropped as stale), every injected frame
 #      refused and counted as a replay (replayed_counter), no bad tag, no
 #      unknown key, no socket drop.
+# Then the restarted subscriber (HMAC-SHA256, `sv subscribe --state`): it
+# accepts 1,000 frames of a run the attacker records, is killed with -9,
+# restarts on its floor file and gets the recording injected before any
+# genuine frame: all refused (replayed_counter), then a new publisher run is
+# delivered in full; with the floor file deleted it refuses to start.
 # Root only (namespaces, AF_PACKET): skips otherwise. Namespaces are removed by
 # the trap of tests/cli/lib/netns.sh whatever happens.
 # Usage: bash tests/cli/sv_replay_netns.sh /path/to/layersec
@@ -131,4 +136,61 @@ for auth in hmac-sha256 blake2s chaskey12-full chaskey12-selective; do
   done
   [[ "$(jq -r '.rejections | keys | join(",")' <<<"$final")" == security ]] || fail "$auth: rejections $(jq -c .rejections <<<"$final")"
 done
+
+# The restarted subscriber with a persisted counter floor (docs/sv.md).
+auth=hmac-sha256
+state="$work/floor.state"
+wait_ready() {
+  for _ in $(seq 1 100); do
+    grep -q '"type":"ready"' "$1" 2>/dev/null && return 0
+    sleep 0.05
+  done
+  fail "restart: subscriber did not get ready ($(cat "$2"))"
+}
+sub() {  # sub OUT ARGS...: a subscriber in the background, its pid in sub_pid
+  local out="$1"
+  shift
+  ip netns exec "$nss" "$layersec" sv subscribe --iface "$vs" --auth "$auth" --key "$work/$auth.key" \
+    --json --interval 1 --duration 60 --state "$state" "$@" >"$out" 2>"$out.err" &
+  sub_pid=$!
+  pids+=("$sub_pid")
+  wait_ready "$out" "$out.err"
+}
+sub "$work/r1.out" --first-start --floor-reserve 64
+ip netns exec "$nsa" /usr/bin/python3 "$work/attacker.py" record "$va" "$work/r.rec" 1000 \
+  >"$work/r.rec.out" 2>"$work/r.rec.err" &
+rec_pid=$!
+pids+=("$rec_pid")
+for _ in $(seq 1 100); do [[ -e "$work/r.rec.ready" ]] && break; sleep 0.05; done
+ip netns exec "$nsp" "$layersec" sv publish --iface "$vp" --auth "$auth" --key "$work/$auth.key" --no-vlan \
+  --count 1000 --json >"$work/r.pub1.out" 2>"$work/r.pub1.err" || fail "restart: first run failed"
+wait "$rec_pid" || fail "restart: recording failed"
+sleep 0.3
+kill -KILL "$sub_pid"
+wait "$sub_pid" 2>/dev/null || true
+[[ "$(stat -c %a "$state")" == 600 ]] || fail "restart: floor file mode $(stat -c %a "$state")"
+sub "$work/r2.out"
+injected="$(ip netns exec "$nsa" /usr/bin/python3 "$work/attacker.py" inject "$va" "$work/r.rec" 1)" ||
+  fail "restart: injection failed"
+sleep 0.3
+ip netns exec "$nsp" "$layersec" sv publish --iface "$vp" --auth "$auth" --key "$work/$auth.key" --no-vlan \
+  --count 400 --json >"$work/r.pub2.out" 2>"$work/r.pub2.err" || fail "restart: second run failed"
+sleep 0.3
+kill -TERM "$sub_pid"
+wait "$sub_pid" || fail "restart: subscriber exited with an error"
+final="$(grep '"type":"final"' "$work/r2.out" | tail -n 1)"
+st() { jq -r ".streams[0].$1" <<<"$final"; }
+echo "restart: injected $injected before the first genuine frame, replayed_counter $(st replayed_counter)," \
+  "genuine delivered $(st delivered) of 400, floor_resume $(st floor_resume), floor_saves $(st floor_saves)"
+[[ "$injected" == 1000 ]] || fail "restart: injected $injected"
+[[ "$(st replayed_counter)" == 1000 ]] || fail "restart: $(st replayed_counter) of 1000 recorded frames refused"
+[[ "$(st delivered)" == 400 ]] || fail "restart: delivered $(st delivered) of 400 (or a recorded frame was accepted)"
+[[ "$(st floor_not_persisted)" == 0 ]] || fail "restart: floor_not_persisted $(st floor_not_persisted)"
+# A deleted floor file: the subscriber refuses to start (fail closed).
+rm -f "$state"
+st_rc=0
+ip netns exec "$nss" timeout 10 "$layersec" sv subscribe --iface "$vs" --auth "$auth" --key "$work/$auth.key" \
+  --json --duration 1 --state "$state" >"$work/r3.out" 2>"$work/r3.err" || st_rc=$?
+[[ $st_rc -ne 0 && $st_rc -ne 124 ]] || fail "restart: started without its floor file (exit $st_rc)"
+grep -q -- "--first-start" "$work/r3.err" || fail "restart: refusal does not say why: $(cat "$work/r3.err")"
 echo "PASS"

@@ -21,7 +21,11 @@ std::vector<AttackRow> run_netns_attacks(const AttackOptions& options, const Net
     rows.insert(rows.end(), got.begin(), got.end());
   }
   if (selection.macsec) {
-    auto got = netns::run_macsec(capped);
+    auto got = netns::run_macsec(capped, selection.soak_seconds);
+    rows.insert(rows.end(), got.begin(), got.end());
+  }
+  if (selection.sv) {
+    auto got = netns::run_sv(capped, selection.soak_seconds);
     rows.insert(rows.end(), got.begin(), got.end());
   }
   return rows;

@@ -18,11 +18,14 @@
 //                            eth0, GCM-AES-128, lower link isolated); the
 //                            runner sends tagged frames into A's TAP and
 //                            reads what comes out of B's TAP
+//   netns-sv-62351-hmac-sha256 `layersec sv publish` (a) and `layersec sv
+//                            subscribe` (b), IEC 62351-6 HMAC-SHA256, 4000/1
 //
 // Counts come from the processes: the subscriber's JSON lines (each event
 // delivered to its application with its payload, each rejection with its
 // reason, each availability change), B's TAP and B's exit statistics
-// (802.1AE MIB). The attacker's own records only say what it sent.
+// (802.1AE MIB), the SV subscriber's final report. The attacker's own
+// records only say what it sent.
 #pragma once
 
 #include <string>
@@ -38,6 +41,10 @@ inline constexpr std::uint64_t kNetnsMaxAttempts = 10000;
 struct NetnsAttackSelection {
   bool secoc = true;
   bool macsec = true;
+  bool sv = true;
+  // > 0: also a soak of this many seconds against the receiving process
+  // (class N.soak: the MACsec link and the SV subscriber).
+  double soak_seconds = 0;
 };
 
 // True when the namespaces can be built (root, `ip`, /dev/net/tun, ...);

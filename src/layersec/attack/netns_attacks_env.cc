@@ -189,6 +189,25 @@ std::string read_log(const std::string& path) {
   }
 }
 
+double rss_mib(pid_t pid) {
+  // procfs files report size 0, so read_regular_file does not apply.
+  const std::string path = "/proc/" + std::to_string(pid) + "/status";
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char buf[4096];
+  std::string status;
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    status.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  const std::size_t at = status.find("VmRSS:");
+  if (at == std::string::npos) return 0;
+  return static_cast<double>(std::strtoull(status.c_str() + at + 6, nullptr, 10)) / 1024.0;
+}
+
 void kill_hard(net::ChildProcess& child) {
   if (child.running()) ::kill(child.pid(), SIGKILL);
   (void)child.wait();

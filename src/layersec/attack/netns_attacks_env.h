@@ -101,6 +101,9 @@ class Mitm {
 std::string self_program();
 // The whole content of a log file written by a child ("" when missing).
 std::string read_log(const std::string& path);
+// Resident memory of process `pid` in MiB (VmRSS of /proc/PID/status; 0
+// when it is gone).
+double rss_mib(pid_t pid);
 // SIGKILL, then reap (the restart class's crash).
 void kill_hard(net::ChildProcess& child);
 // Random bytes as lowercase hex (key material for the run's key files).
@@ -112,9 +115,11 @@ namespace layersec::attack {
 struct AttackRow;
 struct AttackOptions;
 namespace netns {
-// The two configurations of netns_attacks.h (netns_attacks_secoc.cc,
-// netns_attacks_macsec.cc); attempts already capped.
+// The configurations of netns_attacks.h (netns_attacks_secoc.cc,
+// netns_attacks_macsec.cc, netns_attacks_sv.cc); attempts already capped.
 std::vector<AttackRow> run_secoc(const AttackOptions& options);
-std::vector<AttackRow> run_macsec(const AttackOptions& options);
+std::vector<AttackRow> run_macsec(const AttackOptions& options, double soak_seconds);
+// With soak_seconds > 0 also the soak row (N.soak) of each.
+std::vector<AttackRow> run_sv(const AttackOptions& options, double soak_seconds);
 }  // namespace netns
 }  // namespace layersec::attack

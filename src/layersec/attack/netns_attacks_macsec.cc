@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -168,7 +169,7 @@ class MacsecRun {
     }
     AttackRow row = (this->*cls)();
     const json st = stop_b();
-    if (cls == &MacsecRun::tamper) {
+    if (cls == &MacsecRun::tamper || cls == &MacsecRun::soak) {
       // B's own count: every frame its SecY passed needs an untouched
       // MACsec frame; more passed than the attacker left untouched in B's
       // lifetime means a tampered one was accepted.
@@ -193,7 +194,7 @@ class MacsecRun {
     if (link_b_) (void)link_b_->terminate();
   }
 
-  std::vector<AttackRow> run() {
+  std::vector<AttackRow> run(double soak_seconds) {
     // Legitimate traffic must flow before the attack.
     forward(milliseconds(10000), {}, [&] { return received_ > 0; });
     if (received_ == 0) throw std::runtime_error("no legitimate frame crossed the MACsec link within 10 s");
@@ -201,6 +202,10 @@ class MacsecRun {
     rows.push_back(with_fresh_b(&MacsecRun::lower_inject, true));
     rows.push_back(with_fresh_b(&MacsecRun::replay, false));
     rows.push_back(with_fresh_b(&MacsecRun::tamper, false));
+    if (soak_seconds > 0) {
+      soak_seconds_ = soak_seconds;
+      rows.push_back(with_fresh_b(&MacsecRun::soak, false));
+    }
     return rows;
   }
 
@@ -362,6 +367,83 @@ class MacsecRun {
     return row;
   }
 
+
+  // The soak: for soak_seconds_ the attacker injects as fast as it can, in
+  // batches of 64 beside the legitimate frames (one per millisecond),
+  // replays of recorded MACsec frames, copies with one bit flipped and plain
+  // frames; B's resident memory is sampled every second. Then legitimate
+  // traffic alone for a second: every frame of it must come out of B's TAP.
+  AttackRow soak() {
+    std::vector<Frame> recorded;
+    forward(milliseconds(10000), [&](Frame& f, bool from_a) {
+      if (from_a && is_macsec(f) && recorded.size() < 256) recorded.push_back(f);
+      return true;
+    }, [&] { return recorded.size() >= 256; });
+    if (recorded.empty()) throw std::runtime_error("no MACsec frame to record for the soak");
+    Phase p = begin();
+    const pid_t pid = link_b_->pid();
+    const double rss_start = rss_mib(pid);
+    double rss_max = rss_start;
+    std::uint64_t sent = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto end = t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                              std::chrono::duration<double>(soak_seconds_));
+    auto next_sample = t0 + std::chrono::seconds(1);
+    forward(milliseconds(static_cast<std::int64_t>(soak_seconds_ * 1000) + 60000), {}, [&] {
+      const auto now = std::chrono::steady_clock::now();
+      if (now >= end) return true;
+      if (now >= next_sample) {
+        rss_max = std::max(rss_max, rss_mib(pid));
+        next_sample += std::chrono::seconds(1);
+      }
+      for (int i = 0; i < 64; ++i, ++sent) {
+        if (sent % 3 == 2) {
+          mitm_->inject(plain_frame(sent), true);
+          continue;
+        }
+        Frame f = recorded[sent % recorded.size()];
+        if (sent % 3 == 1) {
+          const std::uint64_t bit = rng_() % ((f.size() - 14) * 8);
+          f[14 + bit / 8] ^= static_cast<std::uint8_t>(1u << (bit % 8));
+        }
+        mitm_->inject(f, true);
+      }
+      return false;
+    });
+    const double load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const std::uint32_t load_end_seq = next_seq_;
+    settle();
+    const double rss_end = rss_mib(pid);
+    rss_max = std::max(rss_max, rss_end);
+    std::uint64_t lost_load = 0;
+    for (std::uint32_t q = p.first_seq; q < load_end_seq; ++q) lost_load += seen_.count(q) == 0 ? 1 : 0;
+    // After the load.
+    const std::uint32_t after_first = next_seq_;
+    const auto after_end = std::chrono::steady_clock::now() + milliseconds(1000);
+    forward(milliseconds(2000), {}, [&] { return std::chrono::steady_clock::now() >= after_end; });
+    const std::uint32_t after_last = next_seq_;
+    settle();
+    std::uint64_t after_ok = 0;
+    for (std::uint32_t q = after_first; q < after_last; ++q) after_ok += seen_.count(q) > 0 ? 1 : 0;
+    const std::uint64_t after_n = after_last - after_first;
+    char text[512];
+    std::snprintf(text, sizeof text,
+                  "%.0f s of replays, bit flips and plain frames at %.0f frames/s beside 1,000 legitimate/s; B's RSS "
+                  "start/max/end %.1f/%.1f/%.1f MiB; legitimate lost under the load %llu; after the load %llu/%llu "
+                  "delivered",
+                  load_s, static_cast<double>(sent) / load_s, rss_start, rss_max, rss_end,
+                  static_cast<unsigned long long>(lost_load), static_cast<unsigned long long>(after_ok),
+                  static_cast<unsigned long long>(after_n));
+    const std::uint64_t accepted = (duplicates_ - p.duplicates_before) + (corrupt_ - p.corrupt_before) +
+                                   (attack_seen_ - p.attack_seen_before);
+    AttackRow row = finish(p, after_last, "N.soak", sent, accepted, text);
+    // Overload may cost legitimate frames during the load (in the note);
+    // after it, none (legit_lost).
+    row.legit_lost = after_n - after_ok;
+    return row;
+  }
+
+  double soak_seconds_ = 0;
   AttackOptions options_;
   std::mt19937_64 rng_;
   const std::string program_ = self_program();
@@ -387,9 +469,9 @@ class MacsecRun {
 
 }  // namespace
 
-std::vector<AttackRow> run_macsec(const AttackOptions& options) {
+std::vector<AttackRow> run_macsec(const AttackOptions& options, double soak_seconds) {
   MacsecRun run(options);
-  return run.run();
+  return run.run(soak_seconds);
 }
 
 }  // namespace layersec::attack::netns

@@ -72,7 +72,7 @@ TEST(AttackReportTest, KnownWeaknessesAreShownAndFailOnlyWhenStrict) {
   auto weak = row(5, 0);
   weak.weakness = "state-file-rollback: an older copy of the state file";
   auto fixed = row(0, 0);
-  fixed.weakness = "sv-subscriber-floor: gone";
+  fixed.weakness = "example-fixed: a weakness that no longer reproduces";
   EXPECT_TRUE(row_violates(weak));
   EXPECT_FALSE(row_failed(weak));
   EXPECT_TRUE(row_failed(weak, true));
@@ -87,7 +87,7 @@ TEST(AttackReportTest, KnownWeaknessesAreShownAndFailOnlyWhenStrict) {
             std::string::npos)
       << text;
   EXPECT_NE(text.find("NOT SHOWN secoc secoc-profile1-counter A2.replay.immediate: the known weakness did not "
-                      "reproduce (sv-subscriber-floor: gone)"),
+                      "reproduce (example-fixed: a weakness that no longer reproduces)"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("2 rows, 0 failed, 1 show a known weakness"), std::string::npos) << text;

@@ -48,7 +48,7 @@ std::vector<Setup> setups(std::uint64_t seed) {
        [seed](const std::string& d) { return make_macsec_channel(MacsecSuite::kGcmAes128, seed, d); }},
       {"macsec-gcm-aes-xpn-128",
        [seed](const std::string& d) { return make_macsec_channel(MacsecSuite::kGcmAesXpn128, seed, d); }},
-      {"sv-62351-hmac-sha256", [seed](const std::string&) { return make_sv_channel(seed); }},
+      {"sv-62351-hmac-sha256", [seed](const std::string& d) { return make_sv_channel(seed, d); }},
   };
 }
 
@@ -199,6 +199,13 @@ AttackRow receiver_restart_replay(Channel& ch, std::uint64_t a) {
     row.loss_allowed = true;
     row.note += "; MACsec: frames below the receiver's reserved PN block are refused as late (pn_state.h, by design)";
   }
+  if (ch.info().layer == "sv") {
+    // sv/floor_store.h: a restarted subscriber resumes at its persisted
+    // reservation; the running publisher's counters below it are refused.
+    row.loss_allowed = true;
+    row.note += "; SV: frames below the subscriber's persisted floor reservation are refused as replayed_counter "
+                "(sv/floor_store.h, by design)";
+  }
   note_sync(ch, row);
   Session s(ch, row);
   start_both(ch, s, true);
@@ -298,13 +305,8 @@ AttackRow state_tamper(Channel& ch, std::uint64_t a, Tamper t, bool sender) {
 // says so when one stops reproducing.
 void mark_known_weakness(AttackRow& r) {
   const bool sv = r.configuration.rfind("sv-", 0) == 0;
-  if (sv && (r.attack_class == "R.receiver-restart-replay" || r.attack_class == "R.earlier-run-replay")) {
-    r.weakness =
-        "sv-subscriber-floor: a restarted SV subscriber takes its counter floor from the first frame it sees, so "
-        "recorded frames injected before the first genuine one are accepted once (docs/sv.md)";
-  }
   if (r.attack_class.rfind("R.state-rolled-back.", 0) == 0 &&
-      (r.configuration == "secoc-vendor-counter" || r.configuration.rfind("macsec-", 0) == 0)) {
+      (r.configuration == "secoc-vendor-counter" || r.configuration.rfind("macsec-", 0) == 0 || sv)) {
     r.weakness =
         "state-file-rollback: a file store cannot tell an older copy of its state file from the current one; "
         "restoring one makes the sender reuse counter values (MACsec: GCM nonces) or the receiver accept recorded "
@@ -326,11 +328,12 @@ std::vector<AttackRow> run_restart_attacks(const AttackOptions& options) {
     };
     {
       detail::TempDir probe_dir;
-      if (!su.make(probe_dir.path())->sender_state_path().empty()) {
-        for (const Tamper t : {Tamper::kDelete, Tamper::kRollBack}) {
-          for (const bool sender : {true, false}) {
-            classes.push_back([a, t, sender](Channel& c) { return state_tamper(c, a, t, sender); });
-          }
+      const auto probe = su.make(probe_dir.path());
+      const bool has_state[2] = {!probe->sender_state_path().empty(), !probe->receiver_state_path().empty()};
+      for (const Tamper t : {Tamper::kDelete, Tamper::kRollBack}) {
+        for (const bool sender : {true, false}) {
+          if (!has_state[sender ? 0 : 1]) continue;  // SV: the publisher has no state file
+          classes.push_back([a, t, sender](Channel& c) { return state_tamper(c, a, t, sender); });
         }
       }
     }

@@ -2,9 +2,9 @@
 // a sender and a receiver of SecOC (vendor profile, counter and timestamp
 // freshness), MACsec (GCM-AES-128 and GCM-AES-XPN-128, static SAK) and SV
 // (HMAC-SHA256, IEC 62351-6), each end persisted through the project's own
-// store (secoc::FileStateStore, macsec::FilePnStore; SV persists nothing: its
-// frameCounter starts at the wall clock), in a mkdtemp directory removed at
-// the end. An end is "killed" by destroying its objects with no clean
+// store (secoc::FileStateStore, macsec::FilePnStore, the SV subscriber's
+// sv_io::FileFloorStore; the SV publisher persists nothing: its frameCounter
+// starts at the wall clock), in a mkdtemp directory removed at the end. An end is "killed" by destroying its objects with no clean
 // shutdown, then rebuilt from its state file.
 //
 // Classes (one row per configuration and class; attempts = A =
@@ -18,7 +18,8 @@
 //   R.earlier-run-replay      record a whole run, kill both, a new run from
 //                             the persisted state, replay the old run into it
 //   R.state-deleted.{sender,receiver}, R.state-rolled-back.{sender,receiver}
-//                             (SecOC, MACsec: SV has no state file) delete the
+//                             (SecOC, MACsec; SV: the receiver only, the
+//                             publisher has no state file) delete the
 //                             state file or restore a copy taken one restart
 //                             earlier, then restart that end: a refusal to
 //                             start counts as rejected with the stack's reason

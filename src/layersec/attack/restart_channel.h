@@ -1,8 +1,9 @@
 // One secured sender -> receiver channel of the restart and recovery runners
 // (restart_attacks.h, recovery_attacks.h): the real SecOC engines, MACsec
 // SecYs or SV publisher/subscriber, persisted through the project's own
-// state stores (secoc::FileStateStore, macsec::FilePnStore; SV persists
-// nothing), with simulated time. The runners sit between emit() and
+// state stores (secoc::FileStateStore, macsec::FilePnStore, the SV
+// subscriber's sv_io::FileFloorStore; the SV publisher persists nothing),
+// with simulated time. The runners sit between emit() and
 // deliver(): they drop, record, replay, reorder and duplicate frames, kill
 // and rebuild either end (objects destroyed without a clean shutdown: only
 // what was persisted survives), delete or roll back state files.
@@ -86,7 +87,9 @@ enum class MacsecSuite : std::uint8_t { kGcmAes128, kGcmAesXpn128 };
 // Throw std::runtime_error when the set-up (keys, configuration) fails.
 std::unique_ptr<Channel> make_secoc_channel(SecocFreshness f, std::uint64_t seed, const std::string& state_dir);
 std::unique_ptr<Channel> make_macsec_channel(MacsecSuite s, std::uint64_t seed, const std::string& state_dir);
-std::unique_ptr<Channel> make_sv_channel(std::uint64_t seed);
+// SV: the publisher has no state file (sender_state_path() is empty); the
+// subscriber's counter floor is in `state_dir` (empty: in memory).
+std::unique_ptr<Channel> make_sv_channel(std::uint64_t seed, const std::string& state_dir = {});
 
 // A mkdtemp(3) directory (mode 0700) removed with its contents on destruction.
 class TempDir {

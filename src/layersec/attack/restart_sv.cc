@@ -1,10 +1,12 @@
 // The SV channel of the restart and recovery runners (restart_channel.h): an
 // sv::Publisher and an sv::Subscriber on one stream at the IEC 61869-9
-// profile 4800/2, HMAC-SHA256 (IEC 62351-6). SV persists no state: the
-// publisher's frameCounter starts at the (simulated) wall-clock time in ns at
-// every start, as `sv publish` does (sv_io publisher_counter_base(), docs/sv.md
-// "Freshness across restarts"), and the subscriber's counter floor lives as
-// long as the object.
+// profile 4800/2, HMAC-SHA256 (IEC 62351-6). The publisher persists no state:
+// its frameCounter starts at the (simulated) wall-clock time in ns at every
+// start, as `sv publish` does (sv_io publisher_counter_base(), docs/sv.md
+// "Freshness across restarts"). The subscriber persists its counter floor
+// (sv/floor_store.h) in an sv_io::FileFloorStore in the state directory
+// (`sv subscribe --state`), reserving kFloorReserve frameCounters ahead, or in
+// an sv::MemoryFloorStore when there is no state directory (recovery runner).
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -15,17 +17,44 @@
 #include "layersec/base/bytes.h"
 #include "layersec/base/secret.h"
 #include "layersec/sv/dataset.h"
+#include "layersec/sv/floor_store.h"
 #include "layersec/sv/frame.h"
 #include "layersec/sv/profiles.h"
 #include "layersec/sv/publisher.h"
 #include "layersec/sv/security.h"
 #include "layersec/sv/subscriber.h"
+#include "layersec/sv_io/floor_file.h"
 
 namespace layersec::attack::detail {
 namespace {
 
 constexpr std::int64_t kEpochNs = 1'780'000'000LL * 1'000'000'000LL;
 constexpr std::uint32_t kKeyId = 0x5200;
+// frameCounters reserved per save: about 107 ms of the 2,400 frames/s of
+// 4800/2, the most a crashed subscriber loses of a running publisher.
+constexpr std::uint64_t kFloorReserve = 256;
+
+std::string floor_file_reason(sv_io::FloorFileError e) {
+  switch (e) {
+    case sv_io::FloorFileError::kMissing: return "floor_state_refused_missing";
+    case sv_io::FloorFileError::kSymlink: return "floor_state_refused_symlink";
+    case sv_io::FloorFileError::kCorrupt: return "floor_state_refused_corrupt";
+    case sv_io::FloorFileError::kInsecure: return "floor_state_refused_insecure";
+    case sv_io::FloorFileError::kExists: return "floor_state_refused_exists";
+    case sv_io::FloorFileError::kIo: return "floor_state_refused_io";
+  }
+  return "floor_state_refused";
+}
+
+std::string floor_reason(sv::FloorError e) {
+  switch (e) {
+    case sv::FloorError::kMissing: return "floor_state_refused_missing";
+    case sv::FloorError::kStore: return "floor_state_refused_store";
+    case sv::FloorError::kCorrupt: return "floor_state_refused_corrupt";
+    case sv::FloorError::kBadReserve: return "floor_state_refused_reserve";
+  }
+  return "floor_state_refused";
+}
 
 std::string reason_name(const sv::StreamCounters& before, const sv::StreamCounters& c, sv::DropReason r) {
   if (r == sv::DropReason::kSecurity) {
@@ -42,7 +71,9 @@ std::string reason_name(const sv::StreamCounters& before, const sv::StreamCounte
 
 class SvChannel final : public Channel {
  public:
-  explicit SvChannel(std::uint64_t seed) : seed_(seed), now_(TimePoint::from_ns(kEpochNs)) {
+  SvChannel(std::uint64_t seed, const std::string& state_dir)
+      : seed_(seed), rx_path_(state_dir.empty() ? std::string() : state_dir + "/sv-floor.state"),
+        now_(TimePoint::from_ns(kEpochNs)) {
     auto p = sv::find_profile("4800/2");
     auto sec = sv::parse_scheme("hmac-sha256");
     if (!p || !sec) throw std::runtime_error("restart attack: SV profile or scheme missing");
@@ -60,7 +91,9 @@ class SvChannel final : public Channel {
     info_.unit = "frameCounter";
     info_.window = 0;  // a secured stream accepts only a counter above its floor
     info_.interval = Duration::nanoseconds(static_cast<std::int64_t>(profile_.interarrival_us() * 1000.0));
-    info_.description = "SV 4800/2, HMAC-SHA256-256, frameCounter from the wall clock at start";
+    info_.description =
+        "SV 4800/2, HMAC-SHA256-256, frameCounter from the wall clock at start, subscriber floor persisted (reserve " +
+        std::to_string(kFloorReserve) + ")";
   }
 
   const ChannelInfo& info() const override { return info_; }
@@ -69,17 +102,34 @@ class SvChannel final : public Channel {
     pub_.emplace(stream_, profile_, now_, key(static_cast<std::uint64_t>(now_.ns())));
     return std::nullopt;
   }
-  std::optional<std::string> start_receiver(bool) override {
+  std::optional<std::string> start_receiver(bool first) override {
+    sv::FloorStore* store = &memory_;
+    if (!rx_path_.empty()) {
+      auto f = first ? sv_io::FileFloorStore::create(rx_path_) : sv_io::FileFloorStore::open(rx_path_);
+      if (!f) return floor_file_reason(f.error());
+      file_.emplace(std::move(f).value());
+      store = &*file_;
+    }
     sub_.emplace();
     sub_->add_stream(sub_cfg_, key(0));
+    const auto st = sub_->set_floor_store(store, kFloorReserve, first ? sv::FloorStart::kFirstStart
+                                                                      : sv::FloorStart::kResume);
+    if (!st) {
+      sub_.reset();
+      file_.reset();
+      return floor_reason(st.error());
+    }
     return std::nullopt;
   }
   void kill_sender() override { pub_.reset(); }
-  void kill_receiver() override { sub_.reset(); }
+  void kill_receiver() override {
+    sub_.reset();
+    file_.reset();  // only what the file holds survives
+  }
   bool sender_up() const override { return pub_.has_value(); }
   bool receiver_up() const override { return sub_.has_value(); }
   std::string sender_state_path() const override { return {}; }
-  std::string receiver_state_path() const override { return {}; }
+  std::string receiver_state_path() const override { return rx_path_; }
 
   std::vector<Wire> emit() override {
     std::vector<Wire> out;
@@ -147,6 +197,9 @@ class SvChannel final : public Channel {
   }
 
   std::uint64_t seed_;
+  std::string rx_path_;                           // empty: memory_
+  sv::MemoryFloorStore memory_;                   // outlives a kill, as a file would
+  std::optional<sv_io::FileFloorStore> file_;
   ChannelInfo info_;
   sv::Profile profile_{};
   sv::StreamConfig stream_;
@@ -161,6 +214,8 @@ class SvChannel final : public Channel {
 
 }  // namespace
 
-std::unique_ptr<Channel> make_sv_channel(std::uint64_t seed) { return std::make_unique<SvChannel>(seed); }
+std::unique_ptr<Channel> make_sv_channel(std::uint64_t seed, const std::string& state_dir) {
+  return std::make_unique<SvChannel>(seed, state_dir);
+}
 
 }  // namespace layersec::attack::detail

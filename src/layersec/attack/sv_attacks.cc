@@ -101,6 +101,7 @@ std::string reason_name(const sv::Subscriber& sub, sv::DropReason r, const sv::S
     case DropReason::kWrongSvId: return "wrong_sv_id";
     case DropReason::kConfRevMismatch: return "conf_rev_changes";
     case DropReason::kSimulated: return "simulated";
+    case DropReason::kFloorNotPersisted: return "floor_not_persisted";
   }
   return "unknown";
 }

@@ -242,4 +242,95 @@ PlotOutcome write_plots(const std::string& dir, const std::vector<ScenarioResult
   return outcome;
 }
 
+// ---- The zonal network (zonal.h): latency against hops --------------------
+
+PlotOutcome write_zonal_plot(const std::string& dir, const ZonalReport& report) {
+  PlotOutcome outcome;
+  const auto gnuplot = find_program("gnuplot");
+  if (!gnuplot) {
+    outcome.message = "gnuplot not found on PATH: zonal plot skipped (install gnuplot-nox, scripts/install-deps.sh)";
+    return outcome;
+  }
+  outcome.gnuplot_found = true;
+  namespace fs = std::filesystem;
+  const fs::path base(dir);
+  const fs::path data = base / "plot-data";
+  std::error_code ec;
+  fs::create_directories(data, ec);
+  if (ec) {
+    outcome.message = "cannot create " + data.string() + ": " + ec.message();
+    return outcome;
+  }
+  // One line per hop count: max and p99 of on, strict, fifo, then the bounds.
+  std::map<int, std::map<ZonalShaper, const ZonalRow*>> by_hops;
+  for (const auto& r : report.rows) by_hops[r.hops][r.shaper] = &r;
+  std::ostringstream dat;
+  dat << "# hops  on_max_us on_p99_us  strict_max_us strict_p99_us  fifo_max_us fifo_p99_us  bound_on_us "
+         "bound_strict_us  (simulated time, farthest ECU)\n";
+  auto cell = [](const ZonalRow* r, int what) -> std::string {
+    if (!r) return "NaN";
+    if (what == 0) return std::to_string(static_cast<double>(r->st_max_ns) / 1000.0);
+    if (what == 1) return std::to_string(static_cast<double>(r->st_p99_ns) / 1000.0);
+    return r->bound_ns ? std::to_string(static_cast<double>(*r->bound_ns) / 1000.0) : std::string("NaN");
+  };
+  for (const auto& entry : by_hops) {
+    const auto& m = entry.second;
+    auto get = [&m](ZonalShaper s) -> const ZonalRow* {
+      auto it = m.find(s);
+      return it == m.end() ? nullptr : it->second;
+    };
+    dat << entry.first;
+    for (ZonalShaper s : {ZonalShaper::kOn, ZonalShaper::kStrict, ZonalShaper::kFifo})
+      dat << ' ' << cell(get(s), 0) << ' ' << cell(get(s), 1);
+    dat << ' ' << cell(get(ZonalShaper::kOn), 2) << ' ' << cell(get(ZonalShaper::kStrict), 2) << "\n";
+  }
+  if (by_hops.empty()) {
+    outcome.message = "no zonal rows to plot";
+    return outcome;
+  }
+  const fs::path f = data / "zonal.dat";
+  const std::string png = (base / "zonal.png").string();
+  const auto& o = report.options;
+  std::ostringstream gp;
+  gp << "set terminal pngcairo size 900,600 noenhanced font ',10'\n"
+     << "set output " << gp_quote(png) << "\n"
+     << "set title " << gp_quote("Zonal network (sim): farthest ECU's ST latency, " + std::to_string(o.port_bps / 1'000'000) +
+                                 " Mbit/s backbone, " + std::to_string(static_cast<int>(o.be_load_pct)) + " % camera load")
+     << "\nset grid\nset key top left\nset xlabel 'zonal switches between ECU and central node'\n"
+     << "set ylabel 'ST latency (us, simulated time, log scale)'\nset logscale y\nset xtics 1\n"
+     << "set xrange [" << by_hops.begin()->first - 0.2 << ":" << by_hops.rbegin()->first + 0.2 << "]\nplot "
+     << gp_quote(f.string()) << " using 1:2 with linespoints lw 2 title 'shaper on, max', "
+     << gp_quote(f.string()) << " using 1:4 with linespoints lw 2 title 'strict priority, max', "
+     << gp_quote(f.string()) << " using 1:5 with linespoints dt 2 title 'strict priority, p99', "
+     << gp_quote(f.string()) << " using 1:6 with linespoints lw 2 title 'FIFO, max', "
+     << gp_quote(f.string()) << " using 1:7 with linespoints dt 2 title 'FIFO, p99', "
+     << gp_quote(f.string()) << " using 1:8 with lines lw 1 dt 3 title 'analytic bound, shaper on', "
+     << gp_quote(f.string()) << " using 1:9 with lines lw 1 dt 4 title 'analytic bound, strict'\n";
+  const fs::path script = base / "zonal.gp";
+  try {
+    write_file(f.string(), dat.str());
+    write_file(script.string(), gp.str());
+  } catch (const FileError& e) {
+    outcome.message = std::string("cannot write ") + e.what();
+    return outcome;
+  }
+  const fs::path log = data / "gnuplot_zonal.log";
+  int rc = run_program({*gnuplot, script.string()}, log.string());
+  if (rc != 0) {
+    std::string s = gp.str();
+    const std::string from = "set terminal pngcairo size 900,600 noenhanced font ',10'";
+    if (auto pos = s.find(from); pos != std::string::npos) s.replace(pos, from.size(), "set terminal png size 900,600");
+    try {
+      write_file(script.string(), s);
+    } catch (const FileError& e) {
+      outcome.message = std::string("cannot write ") + e.what();
+      return outcome;
+    }
+    rc = run_program({*gnuplot, script.string()}, log.string());
+  }
+  if (is_png(png)) outcome.files.push_back(png);
+  if (rc != 0) outcome.message = "gnuplot failed (exit " + std::to_string(rc) + "), see " + log.string();
+  return outcome;
+}
+
 }  // namespace layersec::harness

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "layersec/harness/results.h"
+#include "layersec/harness/zonal.h"
 
 namespace layersec::harness {
 
@@ -27,6 +28,12 @@ struct PlotOutcome {
 //                     series "group-size", with the paper's Table 21 points
 // plus the data (plot-data/*.dat) and script (plots.gp) it used.
 [[nodiscard]] PlotOutcome write_plots(const std::string& dir, const std::vector<ScenarioResult>& rows);
+
+// Writes zonal.png into `dir`: the farthest ECU's ST worst case and p99
+// against hops for shaper on / strict / FIFO, with the analytic bounds (on,
+// strict) as lines, log scale; plus plot-data/zonal.dat and zonal.gp (its
+// own script, so write_plots' files are untouched).
+[[nodiscard]] PlotOutcome write_zonal_plot(const std::string& dir, const ZonalReport& report);
 
 // Runs `argv` (argv[0] looked up on PATH) and waits; returns the exit status
 // (or -1 when it could not start). Output goes to the given file if set.

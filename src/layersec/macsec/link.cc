@@ -170,12 +170,13 @@ TapLink TapLink::open(MacsecLink& link, const TapLinkOptions& options) {
   TapLink t(link, std::move(*tap), std::move(*sock));
   t.lower_name_ = options.lower;
   t.lower_mtu_ = *lower_mtu;
-  t.mtu_ = *lower_mtu - kMacsecOverhead;
+  if (options.extra_overhead < 0 || options.extra_overhead > 64) throw std::runtime_error("extra_overhead out of 0..64");
+  t.mtu_ = *lower_mtu - kMacsecOverhead - options.extra_overhead;
   // A configured max_frame_size caps the TAP's MTU so that every frame the
   // kernel hands us fits (14 octets of Ethernet header + the MACsec
   // overhead); otherwise long frames would only be dropped as OutPktsTooLong.
   if (const std::size_t max = link.secy().config().max_frame_size; max != 0) {
-    const int cap = static_cast<int>(max) - 14 - kMacsecOverhead;
+    const int cap = static_cast<int>(max) - 14 - kMacsecOverhead - options.extra_overhead;
     if (cap < 68) {
       throw std::runtime_error("max_frame_size " + std::to_string(max) + " leaves the TAP an MTU below 68");
     }
@@ -201,7 +202,45 @@ TapLink TapLink::open(MacsecLink& link, const TapLinkOptions& options) {
   return t;
 }
 
+void TapLink::enable_tsn(const LinkTsnConfig& config, const tsn::Clock& clock) {
+  tsn_ = std::make_unique<TsnFramePath>(config);
+  tsn_clock_ = &clock;
+  tsn_buf_.reserve(MacsecLink::kMaxFrame + 4);
+}
+
+nlohmann::json TapLink::tsn_json() const {
+  if (!tsn_) return nullptr;
+  nlohmann::json j{{"config", describe(tsn_->config())}, {"path", to_json(tsn_->stats())}};
+  j["shaper"] = shaper_ ? shaper_json(*shaper_) : nlohmann::json(nullptr);
+  return j;
+}
+
+bool TapLink::send_lower(ByteSpan secure) {
+  auto sent = lower_.send(secure);
+  link_->count_send(sent.ok());
+  return sent.ok();
+}
+
 void TapLink::attach(net::EventLoop& loop) {
+  if (tsn_ && !shaper_) {
+    tsn_timer_ = std::make_unique<tsn::LoopShaperTimer>(loop, *tsn_clock_, [this] { shaper_->service(); });
+    tsn::DriverOptions opt;
+    opt.late_tolerance_ns = tsn_->config().late_tolerance_ns;
+    const std::int64_t now = tsn_clock_->now_ns();
+    // The shaper queues plain (tagged) frames and the SecY protects each one
+    // as it leaves: PNs then follow the wire order, which the shaper changes
+    // (ST overtakes queued BE), so a receiver with replay_window 0 accepts
+    // them. The guard band counts the SecTAG and ICV added after the shaper.
+    tsn::PortConfig pc = tsn_->port_config();
+    pc.expansion_bytes = static_cast<std::size_t>(kMacsecOverhead);
+    shaper_ = std::make_unique<tsn::ShaperDriver>(
+        tsn::EgressPort(pc, tsn_->gate_schedule(now)), *tsn_clock_, *tsn_timer_,
+        [this](ByteSpan f, int) {
+          auto secure = link_->protect(f);
+          return secure && send_lower(*secure);
+        },
+        opt);
+  }
   loop.watch(tap_.fd(), POLLIN, [this](short) { pump_tap(); });
   loop.watch(lower_.fd(), POLLIN, [this](short) { pump_lower(); });
 }
@@ -209,6 +248,7 @@ void TapLink::attach(net::EventLoop& loop) {
 void TapLink::detach(net::EventLoop& loop) {
   loop.unwatch(tap_.fd());
   loop.unwatch(lower_.fd());
+  if (tsn_timer_) tsn_timer_->disarm();
 }
 
 std::size_t TapLink::pump_tap(std::size_t budget) {
@@ -220,10 +260,23 @@ std::size_t TapLink::pump_tap(std::size_t budget) {
       break;
     }
     ++n;
-    auto secure = link_->protect(ByteSpan(buf_.data(), *r));
-    if (!secure) continue;
-    auto sent = lower_.send(*secure);
-    link_->count_send(sent.ok());
+    if (!tsn_) {
+      auto secure = link_->protect(ByteSpan(buf_.data(), *r));
+      if (!secure) continue;
+      send_lower(*secure);
+      continue;
+    }
+    // TSN first hop: classify and tag, protect, then the shaper decides when.
+    tsn_buf_.assign(buf_.begin(), buf_.begin() + static_cast<std::ptrdiff_t>(*r));
+    const auto traffic_class = tsn_->egress(tsn_buf_);
+    if (!traffic_class) continue;
+    if (!shaper_) {
+      auto secure = link_->protect(ByteSpan(tsn_buf_.data(), tsn_buf_.size()));
+      if (secure) send_lower(*secure);
+    } else if (shaper_->submit(ByteSpan(tsn_buf_.data(), tsn_buf_.size()), *traffic_class) !=
+               tsn::EnqueueResult::kQueued) {
+      tsn_->count_shaper_refused();
+    }
   }
   return n;
 }
@@ -246,6 +299,12 @@ std::size_t TapLink::pump_lower(std::size_t budget) {
     }
     auto plain = link_->validate(MutableByteSpan(buf_.data(), len));
     if (!plain) continue;
+    if (tsn_) {
+      // validate() returned a view into buf_; ingress pops the tag in place.
+      auto delivered = tsn_->ingress(MutableByteSpan(buf_.data() + (plain->data() - buf_.data()), plain->size()));
+      if (!delivered) continue;
+      plain = ByteSpan(delivered->data(), delivered->size());
+    }
     auto written = tap_.write(*plain);
     link_->count_deliver(written.ok());
   }

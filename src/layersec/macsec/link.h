@@ -27,6 +27,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,6 +35,7 @@
 #include <nlohmann/json.hpp>
 
 #include "layersec/base/bytes.h"
+#include "layersec/macsec/link_tsn.h"
 #include "layersec/macsec/secy.h"
 #include "layersec/net/event_loop.h"
 #include "layersec/net/frame.h"
@@ -124,6 +126,9 @@ struct TapLinkOptions {
   std::string name;                   // TAP interface to create (e.g. "macsec0")
   std::optional<net::MacAddress> mac{};  // default: the lower interface's MAC
   bool bring_up = true;
+  // Octets the link adds beyond the SecTAG and ICV (4 when a TSN first hop
+  // inserts a C-tag): the TAP's MTU is that much smaller too.
+  int extra_overhead = 0;
 };
 
 // A TAP interface protected by a SecY over an AF_PACKET socket on the lower
@@ -146,7 +151,21 @@ class TapLink {
   [[nodiscard]] int mtu() const { return mtu_; }
   [[nodiscard]] int lower_mtu() const { return lower_mtu_; }
 
-  // Watches both descriptors on `loop`; unwatch with detach().
+  // TSN first hop (link_tsn.h, tsn/shaper_driver.h): frames from the TAP are
+  // classified and tagged, protected, and queued in a time-aware shaper on
+  // `clock` that sends them on the lower socket when their gate and the
+  // emulated port speed allow; verified frames have their first-hop tag
+  // checked and popped before the TAP. Call before attach(); `clock` is not
+  // owned and must outlive the link. Without attach() (tests) frames are
+  // sent at once, unshaped.
+  void enable_tsn(const LinkTsnConfig& config, const tsn::Clock& clock);
+  [[nodiscard]] const TsnFramePath* tsn() const { return tsn_.get(); }
+  [[nodiscard]] const tsn::ShaperDriver* shaper() const { return shaper_.get(); }
+  // {"config": describe(), "path": TsnLinkStats, "shaper": shaper_json} or null.
+  [[nodiscard]] nlohmann::json tsn_json() const;
+
+  // Watches both descriptors on `loop`; unwatch with detach(). The link must
+  // not move while attached (the callbacks hold `this`).
   void attach(net::EventLoop& loop);
   void detach(net::EventLoop& loop);
   // Moves up to `budget` frames TAP -> lower / lower -> TAP; returns how many
@@ -165,6 +184,14 @@ class TapLink {
   int mtu_ = 0;
   int lower_mtu_ = 0;
   std::vector<std::uint8_t> buf_;
+  // TSN first hop (enable_tsn); the shaper and its timer exist while attached.
+  std::unique_ptr<TsnFramePath> tsn_;
+  const tsn::Clock* tsn_clock_ = nullptr;
+  std::unique_ptr<tsn::LoopShaperTimer> tsn_timer_;
+  std::unique_ptr<tsn::ShaperDriver> shaper_;
+  std::vector<std::uint8_t> tsn_buf_;
+  // Sends one secure frame on the lower socket (counted).
+  bool send_lower(ByteSpan secure);
 };
 
 // Endpoint-side SecY on the simulated segment:

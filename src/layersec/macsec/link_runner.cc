@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <iostream>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 
@@ -20,6 +21,7 @@
 #include "layersec/macsec/link.h"
 #include "layersec/macsec/link_config.h"
 #include "layersec/macsec/link_report.h"
+#include "layersec/macsec/link_tsn_config.h"
 #include "layersec/macsec/lower_guard.h"
 #include "layersec/macsec/pn_state_file.h"
 #include "layersec/macsec/sa_rotation.h"
@@ -44,6 +46,7 @@ nlohmann::json report(const MacsecLink& link, const TapLink& tap, Sci sci, const
   j["lower"] = tap.lower();
   j["mtu"] = tap.mtu();
   j["sci"] = sci_text(sci);
+  if (tap.tsn()) j["tsn"] = tap.tsn_json();
   return j;
 }
 
@@ -179,7 +182,7 @@ int run_kernel(const LinkRunOptions& o, LinkConfig config) {
   return exit_status;
 }
 
-int run_user(const LinkRunOptions& o, LinkConfig config) {
+int run_user(const LinkRunOptions& o, LinkConfig config, const std::optional<LinkTsnConfig>& tsn_config) {
   net::UniqueFd sfd = block_signals();
   // The SecY needs the TAP's MAC (for an SCI derived from it) before the TAP
   // exists: it is the configured MAC or the lower interface's.
@@ -187,6 +190,14 @@ int run_user(const LinkRunOptions& o, LinkConfig config) {
   to.lower = o.lower;
   to.name = o.name;
   to.mac = config.mac;
+  if (tsn_config) {
+    // The tag layout is the TSN file's: the SecY keeps the tag in front of
+    // the SecTAG (clear-tag) or encrypts it (standard). The first hop's tag
+    // costs the TAP 4 octets of MTU.
+    config.secy.vlan_mode = tsn_config->layout;
+    config.secy.clear_tags_in_icv = tsn_config->clear_tags_in_icv;
+    to.extra_overhead = 4;
+  }
   const net::MacAddress mac = link_mac(config, o.lower);
   check_own_sci(config, resolve_sci(config, mac));
   // Configuration and state errors come before anything on the system changes.
@@ -196,12 +207,15 @@ int run_user(const LinkRunOptions& o, LinkConfig config) {
   const Sci sci = link.secy().config().sci;
   SaRotation rotation(config, sci);
   TapLink tap = TapLink::open(link, to);
+  tsn::TaiClock tai;
+  if (tsn_config) tap.enable_tsn(*tsn_config, tai);
 
   std::cerr << "macsec up: " << tap.name() << " on " << tap.lower() << " mtu " << tap.mtu() << " mac "
             << tap.mac().to_string() << " sci " << sci_text(sci) << " suite "
             << to_string(link.secy().config().suite) << " validate "
             << to_string(link.secy().config().validate_frames) << " (SIGHUP re-reads " << o.config_path << ")\n";
   print_link_sas(std::cerr, config);
+  if (tsn_config) std::cerr << "  tsn " << describe(*tsn_config) << " (" << o.tsn_path << ", CLOCK_TAI)\n";
   report_pn_resumption(std::cerr, link.secy(), config, o.new_key);
   std::cerr << "  pn state " << store.path() << " (a save every " << config.pn_reserve_block << " PNs)\n";
 
@@ -309,8 +323,15 @@ int run_user(const LinkRunOptions& o, LinkConfig config) {
 
 int run_link(const LinkRunOptions& options) {
   LinkConfig config = load_link_config(options.config_path);
+  std::optional<LinkTsnConfig> tsn_config;
+  if (!options.tsn_path.empty()) {
+    if (options.backend == LinkBackend::kKernel) {
+      throw std::runtime_error("--tsn: the time-aware shaper runs in the user back end only (--backend user)");
+    }
+    tsn_config = load_link_tsn_config(options.tsn_path);
+  }
   if (options.backend == LinkBackend::kKernel) return run_kernel(options, std::move(config));
-  return run_user(options, std::move(config));
+  return run_user(options, std::move(config), tsn_config);
 }
 
 }  // namespace layersec::macsec

@@ -38,6 +38,10 @@ struct LinkRunOptions {
   LinkBackend backend = LinkBackend::kUser;
   double stats_interval_s = 0;  // > 0: also a "stats" JSON line this often (user back end)
   bool new_key = false;         // the keys were never used: create missing PN state
+  // TSN first hop (link_tsn_config.h; user back end only): classification and
+  // tagging, the time-aware shaper on CLOCK_TAI, the tag layout (which
+  // overrides the configuration's vlan_mode and clear_tags_in_icv).
+  std::string tsn_path;
 };
 
 // Loads the configuration, brings the link up and runs it until SIGINT or

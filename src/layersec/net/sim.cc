@@ -554,9 +554,7 @@ void Segment::pump(PortId port, Direction& dir) {
   }
   // Frames the shaper dropped from its queues (a new schedule made them
   // unsendable) leave their callbacks behind; forget those.
-  std::size_t queued = 0;
-  for (int c = 0; c < s->port.config().num_classes; ++c) queued += s->port.queued(c);
-  if (queued == 0) s->waiting.clear();
+  for (const std::uint64_t dropped : s->port.take_dropped_tags()) s->waiting.erase(dropped);
   const std::int64_t next = s->port.next_event(now);
   if (next == tsn::kNever) return;
   if (s->pump_event && s->pump_at <= next && s->pump_at > now) return;  // an earlier look is already due

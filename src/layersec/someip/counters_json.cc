@@ -15,6 +15,12 @@ nlohmann::json to_json(const RuntimeCounters& c) {
   for (std::size_t r = 0; r < static_cast<std::size_t>(SdDropReason::kCount); ++r)
     if (c.sd_dropped.by_reason[r])
       sd_dropped[std::string(to_string(static_cast<SdDropReason>(r)))] = c.sd_dropped.by_reason[r];
+  nlohmann::json sd_invalid = nlohmann::json::object();
+  for (std::size_t r = 0; r < kSdErrorCount; ++r)
+    if (c.sd.invalid_sd[r]) sd_invalid[std::string(to_string(static_cast<SdError>(r)))] = c.sd.invalid_sd[r];
+  nlohmann::json tp_rejected_by = nlohmann::json::object();
+  for (std::size_t r = 0; r < kTpErrorCount; ++r)
+    if (c.tp_rejected_by[r]) tp_rejected_by[std::string(to_string(static_cast<TpError>(r)))] = c.tp_rejected_by[r];
   nlohmann::json errors = nlohmann::json::object();
   for (std::size_t code = 1; code < c.rx.errors_sent.size(); ++code)
     if (c.rx.errors_sent[code]) errors[std::string(return_code_name(static_cast<std::uint8_t>(code)))] = c.rx.errors_sent[code];
@@ -44,6 +50,23 @@ nlohmann::json to_json(const RuntimeCounters& c) {
           {"tp_segments_sent", c.tp_segments_sent},
           {"tp_messages_reassembled", c.tp_messages_reassembled},
           {"tp_rejected", c.tp_rejected},
+          {"tp_rejected_by", tp_rejected_by},
+          {"tp_reassembled_malformed", c.tp_reassembled_malformed},
+          {"tp_aborted", c.tp.aborted},
+          {"tp_superseded", c.tp.superseded},
+          {"tp_timed_out", c.tp.timed_out},
+          {"tp_duplicates", c.tp.duplicates},
+          {"sd", {{"received", c.sd.received},
+                  {"own", c.sd.own},
+                  {"rejected", c.sd.rejected},
+                  {"not_someip", c.sd.not_someip},
+                  {"invalid_sd", sd_invalid},
+                  {"reboots", c.sd.reboots},
+                  {"sent", c.sd.sent},
+                  {"unknown_entries", c.sd.unknown_entries},
+                  {"unmatched_entries", c.sd.unmatched_entries},
+                  {"unsent_entries", c.sd.unsent_entries},
+                  {"unsent_datagrams", c.sd.unsent_datagrams}}},
           {"transport_errors", c.transport_errors},
           {"sd_dropped", sd_dropped},
           {"rx_delivered", c.rx.delivered},

@@ -320,17 +320,20 @@ struct Runtime::Impl final : SdDriver::Delegate, MethodDispatcher::Delegate {
     auto seg = parse_tp_segment(m);
     if (!seg.ok()) {
       ++counters.tp_rejected;
+      ++counters.tp_rejected_by[static_cast<std::size_t>(seg.error()) % kTpErrorCount];
       return;
     }
     auto out = tp.on_segment(clock.now(), d.source, *seg);
     if (!out.ok()) {
       ++counters.tp_rejected;
+      ++counters.tp_rejected_by[static_cast<std::size_t>(out.error()) % kTpErrorCount];
       return;
     }
     if (out->status != TpReassembler::Status::kComplete) return;
     auto whole = parse_message(out->message);
     if (!whole.ok()) {
       ++counters.tp_rejected;
+      ++counters.tp_reassembled_malformed;
       return;
     }
     ++counters.tp_messages_reassembled;
@@ -562,7 +565,11 @@ Status<RuntimeError> Runtime::fire_and_forget(std::uint16_t service, std::uint16
 void Runtime::on_rejection(RejectionHandler handler) { impl_->secoc.on_rejection(std::move(handler)); }
 
 const RuntimeCounters& Runtime::counters() const {
-  if (const SdCounters* c = impl_->sd.counters()) impl_->counters.sd_dropped = c->dropped;
+  if (const SdCounters* c = impl_->sd.counters()) {
+    impl_->counters.sd_dropped = c->dropped;
+    impl_->counters.sd = *c;
+  }
+  impl_->counters.tp = impl_->tp.counters();
   return impl_->counters;
 }
 std::size_t Runtime::tp_buffered_bytes() const { return impl_->tp.buffered_bytes(); }

@@ -445,6 +445,9 @@ TEST(RuntimeTest, MalformedInputIsCountedNeverFatal) {
   EXPECT_EQ(c.rx.sent(ReturnCode::kUnknownService), 1U);
   EXPECT_EQ(c.rx.dropped_for(DropReason::kNotARequest), 0U);
   EXPECT_EQ(c.notifications_unsubscribed, 1U);
+  // The SD garbage is in the node's SD counters (its Length lies: not SOME/IP).
+  EXPECT_EQ(c.sd.not_someip, 1U);
+  EXPECT_EQ(c.sd.rejected, 1U);
   ASSERT_EQ(replies.size(), 2U);
   EXPECT_EQ(replies[0][14], 0x81);  // ERROR
   EXPECT_EQ(replies[0][15], 0x09);  // E_MALFORMED_MESSAGE
@@ -475,8 +478,10 @@ TEST(RuntimeTest, TpReassemblyIsBoundedAndTimesOut) {
   EXPECT_GT(server.rt->tp_buffered_bytes(), 0U);
   EXPECT_LE(server.rt->tp_buffered_bytes(), 8 * (16 + 4096 + 128));
   EXPECT_EQ(server.rt->counters().tp_rejected, 12U);  // no free slot for 12 of them
+  EXPECT_EQ(server.rt->counters().tp_rejected_by[static_cast<std::size_t>(TpError::kTooManyReassemblies)], 12U);
   b.run(Duration::milliseconds(400));
   EXPECT_EQ(server.rt->tp_buffered_bytes(), 0U);  // timed out and freed
+  EXPECT_EQ(server.rt->counters().tp.timed_out, 8U);
   EXPECT_EQ(server.rt->counters().requests_served, 0U);
 }
 

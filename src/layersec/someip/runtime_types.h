@@ -3,6 +3,7 @@
 // Plain data; shared by the runtime's parts.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <string_view>
@@ -14,6 +15,8 @@
 #include "layersec/someip/error.h"
 #include "layersec/someip/message.h"
 #include "layersec/someip/sd_types.h"
+#include "layersec/someip/service_discovery.h"
+#include "layersec/someip/tp.h"
 
 namespace layersec::someip {
 
@@ -103,7 +106,11 @@ struct RuntimeCounters {
   std::uint64_t secoc_rejected = 0;
   std::uint64_t tp_segments_sent = 0;
   std::uint64_t tp_messages_reassembled = 0;
-  std::uint64_t tp_rejected = 0;
+  std::uint64_t tp_rejected = 0;  // sum(tp_rejected_by) + tp_reassembled_malformed
+  // SOME/IP-TP segments refused, by TpError (tp.h: the TP header parse and
+  // the reassembler), and completed messages whose header does not parse.
+  std::array<std::uint64_t, kTpErrorCount> tp_rejected_by{};
+  std::uint64_t tp_reassembled_malformed = 0;
   std::uint64_t transport_errors = 0;
   std::uint64_t secoc_protect_failed = 0;  // protect() refused (message not sent)
   std::uint64_t secoc_syncs_sent = 0;      // sync notifications (datagrams)
@@ -120,6 +127,12 @@ struct RuntimeCounters {
   // SD entries the state machines refused (sender binding, allowlists,
   // Nacks), by reason; current as of the counters() call.
   SdDropCounters sd_dropped;
+  // The SD endpoint's counters (datagrams received, own, rejected by reason,
+  // reboots, ignored entries; sd.dropped == sd_dropped) and the TP
+  // reassembler's (aborted, superseded, timed out, duplicates); current as of
+  // the counters() call, zero without SD.
+  SdCounters sd;
+  TpCounters tp;
 };
 
 }  // namespace layersec::someip

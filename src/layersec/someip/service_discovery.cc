@@ -40,11 +40,13 @@ void ServiceDiscovery::on_datagram(TimePoint now, ByteSpan datagram, const Endpo
   auto m = parse_message(datagram);
   if (!m) {
     ++counters_.rejected;
+    ++counters_.not_someip;
     return;
   }
   auto sd = parse_sd_message(*m);
   if (!sd) {
     ++counters_.rejected;
+    ++counters_.invalid_sd[static_cast<std::size_t>(sd.error()) % kSdErrorCount];
     return;
   }
   // Parse, then act: the whole message is valid before any state changes.
@@ -63,17 +65,28 @@ void ServiceDiscovery::on_datagram(TimePoint now, ByteSpan datagram, const Endpo
   for (std::size_t i = 0; i < v.entry_count(); ++i) {
     const SdEntry e = v.entry(i);
     const EntryKind k = e.kind();
-    if (k == EntryKind::kUnknown) continue;
+    if (k == EntryKind::kUnknown) {
+      ++counters_.unknown_entries;
+      continue;
+    }
     resolve_options(v, e, opts);
     const bool to_server = k == EntryKind::kFindService || k == EntryKind::kSubscribeEventgroup ||
                            k == EntryKind::kStopSubscribeEventgroup;
+    bool matched = false;
     if (to_server) {
-      for (auto& s : servers_)
-        if (s.matches(e)) s.on_entry(rx, e, opts, pending_);
+      for (auto& s : servers_) {
+        if (!s.matches(e)) continue;
+        matched = true;
+        s.on_entry(rx, e, opts, pending_);
+      }
     } else {
-      for (auto& c : clients_)
-        if (c.matches(e)) c.on_entry(rx, e, opts, pending_);
+      for (auto& c : clients_) {
+        if (!c.matches(e)) continue;
+        matched = true;
+        c.on_entry(rx, e, opts, pending_);
+      }
     }
+    if (!matched) ++counters_.unmatched_entries;
   }
   flush(out);
 }
@@ -110,6 +123,8 @@ void ServiceDiscovery::flush(SdActions& out) {
       if (b.write_message(w, stamp.session_id, stamp.flags) && w.size() == d.bytes.size()) {
         out.datagrams.push_back(std::move(d));
         ++counters_.sent;
+      } else {
+        ++counters_.unsent_datagrams;
       }
       b.clear();
     };
@@ -119,10 +134,16 @@ void ServiceDiscovery::flush(SdActions& out) {
       if (s.multicast != mc || (!mc && !(s.destination == dest))) continue;
       done[j] = true;
       SdMessageBuilder trial = b;
-      if (!trial.add(s.entry, s.run1, s.run2)) continue;  // unencodable: dropped
+      if (!trial.add(s.entry, s.run1, s.run2)) {  // unencodable: dropped
+        ++counters_.unsent_entries;
+        continue;
+      }
       if (trial.payload_size() > config_.max_payload && !b.empty()) {
         emit();
-        if (!b.add(s.entry, s.run1, s.run2)) continue;
+        if (!b.add(s.entry, s.run1, s.run2)) {
+          ++counters_.unsent_entries;
+          continue;
+        }
       } else {
         b = std::move(trial);
       }

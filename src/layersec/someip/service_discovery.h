@@ -13,6 +13,7 @@
 // events. A runtime drives it from sockets or the simulated segment.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "layersec/base/bytes.h"
 #include "layersec/someip/sd_client.h"
 #include "layersec/someip/sd_endpoint.h"
+#include "layersec/someip/sd_message.h"
 #include "layersec/someip/sd_server.h"
 #include "layersec/someip/sd_types.h"
 
@@ -47,12 +49,23 @@ struct SdActions {
   }
 };
 
+inline constexpr std::size_t kSdErrorCount = static_cast<std::size_t>(SdError::kOptionIndexOutOfRange) + 1;
+
+// Every datagram received is counted once as own, rejected or accepted;
+// every entry of an accepted datagram is handed to the machines, counted as
+// unknown_entries or counted as unmatched_entries.
 struct SdCounters {
   std::uint64_t received = 0;
-  std::uint64_t rejected = 0;   // not SOME/IP or not valid SD (dropped)
+  std::uint64_t rejected = 0;   // not SOME/IP or not valid SD (dropped): not_someip + sum(invalid_sd)
   std::uint64_t own = 0;        // our own multicast looped back
   std::uint64_t reboots = 0;
   std::uint64_t sent = 0;
+  std::uint64_t not_someip = 0;                            // rejected: the SOME/IP header does not parse
+  std::array<std::uint64_t, kSdErrorCount> invalid_sd{};   // rejected: not a valid SD message, by SdError
+  std::uint64_t unknown_entries = 0;    // entries of an unknown type (ignored)
+  std::uint64_t unmatched_entries = 0;  // entries no server or client of ours matches (ignored)
+  std::uint64_t unsent_entries = 0;     // entries to send that could not be encoded (dropped)
+  std::uint64_t unsent_datagrams = 0;   // datagrams that could not be written (dropped)
   // Valid entries the machines refused (sender binding, allowlists, Nacks),
   // by reason (sd_types.h); summed over every server and client.
   SdDropCounters dropped;

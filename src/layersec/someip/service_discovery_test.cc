@@ -352,5 +352,51 @@ TEST(ServiceDiscovery, PacksEntriesPerDestinationWithinMtu) {
   EXPECT_GT(out.datagrams.size(), 1u);
 }
 
+// Every datagram is counted as own, rejected (by reason) or accepted, and
+// every entry of an accepted one that no machine takes is counted too.
+TEST(ServiceDiscovery, IgnoredDatagramsAndEntriesAreCountedByReason) {
+  SeededRandom rnd(5);
+  Node b;
+  make_client(b, rnd);
+  SdActions out;
+  const TimePoint t = TimePoint::from_ns(1'000'000);
+  const auto& c = b.sd->counters();
+  const Endpoint server_ep{kSdA.address, 30509, L4Proto::kUdp};
+  std::uint16_t session = 1;
+  const auto feed = [&](const std::vector<std::uint8_t>& bytes, const Endpoint& from) {
+    b.sd->on_datagram(t, bytes, from, true, out);
+  };
+  const auto invalid = [&](SdError e) { return c.invalid_sd[static_cast<std::size_t>(e)]; };
+
+  feed(sd_datagram(SdEntry::offer_service(0x1234, 1, 1, 0, 3), server_ep, session++), kSdB);  // looped back
+  EXPECT_EQ(c.own, 1u);
+  feed({0x01, 0x02, 0x03}, kSdA);
+  EXPECT_EQ(c.not_someip, 1u);
+  auto not_sd = sd_datagram(SdEntry::offer_service(0x1234, 1, 1, 0, 3), server_ep, session++);
+  not_sd[0] = 0x12;  // Message ID of a service, not SD's 0xFFFF8100
+  feed(not_sd, kSdA);
+  EXPECT_EQ(invalid(SdError::kNotSdHeader), 1u);
+  auto bad_entries = sd_datagram(SdEntry::offer_service(0x1234, 1, 1, 0, 3), server_ep, session++);
+  ASSERT_EQ(bad_entries[23], 0x10);  // one entry: entries length 16
+  bad_entries[23] = 0x11;
+  feed(bad_entries, kSdA);
+  EXPECT_EQ(invalid(SdError::kEntriesLengthInvalid), 1u);
+  EXPECT_EQ(c.rejected, 3u);
+
+  SdEntry unknown = SdEntry::offer_service(0x1234, 1, 1, 0, 3);
+  unknown.type = 0x03;  // no such entry type
+  feed(sd_datagram(unknown, server_ep, session++), kSdA);
+  EXPECT_EQ(c.unknown_entries, 1u);
+  feed(sd_datagram(SdEntry::offer_service(0x9999, 1, 1, 0, 3), server_ep, session++), kSdA);  // not ours
+  EXPECT_EQ(c.unmatched_entries, 1u);
+  feed(sd_datagram(SdEntry::offer_service(0x1234, 1, 1, 0, 3), server_ep, session++), kSdA);  // ours: taken
+  EXPECT_EQ(c.unmatched_entries, 1u);
+  EXPECT_EQ(c.unknown_entries, 1u);
+  EXPECT_EQ(c.received, 7u);
+  EXPECT_EQ(c.own + c.rejected, 4u);
+  EXPECT_EQ(c.dropped.total(), 0u);
+  EXPECT_EQ(c.unsent_entries + c.unsent_datagrams, 0u);
+}
+
 }  // namespace
 }  // namespace layersec::someip

@@ -83,6 +83,7 @@ void TpReassembler::release(Slot& s) {
 
 Result<TpReassembler::Outcome, TpError> TpReassembler::abort(Slot& s, TpError e) {
   ++counters_.rejected;
+  ++counters_.rejected_by[static_cast<std::size_t>(e)];
   ++counters_.aborted;
   release(s);
   return Err(e);
@@ -95,6 +96,7 @@ Result<TpReassembler::Outcome, TpError> TpReassembler::on_segment(TimePoint now,
   on_timer(now);
   auto reject = [&](TpError e) -> Result<Outcome, TpError> {
     ++counters_.rejected;
+    ++counters_.rejected_by[static_cast<std::size_t>(e)];
     return Err(e);
   };
   if (!is_tp(seg.header.message_type)) return reject(TpError::kNotTp);

@@ -18,6 +18,7 @@
 // abort the message they belong to; an exact duplicate is ignored.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -56,6 +57,7 @@ enum class TpError : std::uint8_t {
   kInconsistentLength,   // data past the end set by the last segment, or two ends
 };
 [[nodiscard]] std::string_view to_string(TpError e);
+inline constexpr std::size_t kTpErrorCount = static_cast<std::size_t>(TpError::kInconsistentLength) + 1;
 
 // Parses the TP header of a message whose type has the TP flag.
 [[nodiscard]] Result<TpSegment, TpError> parse_tp_segment(const MessageView& m);
@@ -95,7 +97,8 @@ struct TpCounters {
   std::uint64_t segments = 0;
   std::uint64_t completed = 0;
   std::uint64_t duplicates = 0;
-  std::uint64_t rejected = 0;     // segments refused (any TpError)
+  std::uint64_t rejected = 0;     // segments refused (any TpError): the sum of rejected_by
+  std::array<std::uint64_t, kTpErrorCount> rejected_by{};  // segments refused, by TpError
   std::uint64_t aborted = 0;      // messages dropped because of a bad segment
   std::uint64_t superseded = 0;   // dropped because a newer session started
   std::uint64_t timed_out = 0;

@@ -276,5 +276,60 @@ TEST(SomeipTp, RejectsNonTpAndEmpty) {
   EXPECT_EQ(e2.error(), TpError::kEmptySegment);
 }
 
+// Every segment the reassembler refuses is counted once under its TpError
+// (TpCounters::rejected_by), and the reasons add up to `rejected`.
+TEST(SomeipTp, EveryRefusalIsCountedByReason) {
+  TpLimits limits;
+  limits.max_message_size = 3000;
+  limits.max_concurrent = 2;
+  TpReassembler r(limits);
+  const auto by = [&](TpError e) { return r.counters().rejected_by[static_cast<std::size_t>(e)]; };
+  const auto big = segment(big_header(), payload(4000));
+  TpSegment plain = seg_of(big[0]);
+  plain.header.message_type = MessageType::kRequest;
+  EXPECT_EQ(r.on_segment(kT0, kPeer, plain).error(), TpError::kNotTp);
+  TpSegment empty = seg_of(big[0]);
+  empty.data = {};
+  EXPECT_EQ(r.on_segment(kT0, kPeer, empty).error(), TpError::kEmptySegment);
+  TpSegment odd = seg_of(big[0]);
+  odd.data = odd.data.subspan(0, 100);
+  EXPECT_EQ(r.on_segment(kT0, kPeer, odd).error(), TpError::kMisaligned);
+  ASSERT_TRUE(r.on_segment(kT0, kPeer, seg_of(big[0])).ok());
+  ASSERT_TRUE(r.on_segment(kT0, kPeer, seg_of(big[1])).ok());
+  EXPECT_EQ(r.on_segment(kT0, kPeer, seg_of(big[2])).error(), TpError::kTooLarge);  // past 3000
+  ASSERT_TRUE(r.on_segment(kT0, kPeer, seg_of(big[0])).ok());
+  TpSegment changed = seg_of(big[1]);
+  changed.header.interface_version = 9;
+  EXPECT_EQ(r.on_segment(kT0, kPeer, changed).error(), TpError::kInconsistentHeader);
+  ASSERT_TRUE(r.on_segment(kT0, kPeer, seg_of(big[0])).ok());
+  Bytes evil = big[0];
+  evil[100] ^= 0xFF;
+  EXPECT_EQ(r.on_segment(kT0, kPeer, seg_of(evil)).error(), TpError::kOverlap);
+  const auto small = segment(big_header(), payload(2000));
+  ASSERT_TRUE(r.on_segment(kT0, kPeer, seg_of(small.back())).ok());
+  TpSegment second_end = seg_of(small.back());
+  second_end.offset += 16;
+  EXPECT_EQ(r.on_segment(kT0, kPeer, second_end).error(), TpError::kInconsistentLength);
+  Header h = big_header();
+  for (std::uint16_t client = 1; client <= 3; ++client) {
+    h.client_id = client;
+    auto o = r.on_segment(kT0, kPeer, seg_of(segment(h, payload(2000))[0]));
+    if (client == 3) {
+      EXPECT_EQ(o.error(), TpError::kTooManyReassemblies);
+    } else {
+      EXPECT_TRUE(o.ok());
+    }
+  }
+  std::uint64_t sum = 0;
+  for (const TpError e : {TpError::kNotTp, TpError::kEmptySegment, TpError::kMisaligned, TpError::kTooLarge,
+                          TpError::kInconsistentHeader, TpError::kOverlap, TpError::kInconsistentLength,
+                          TpError::kTooManyReassemblies}) {
+    EXPECT_EQ(by(e), 1u) << to_string(e);
+    sum += by(e);
+  }
+  EXPECT_EQ(by(TpError::kTruncatedTpHeader), 0u);  // parse_tp_segment's, counted by the runtime
+  EXPECT_EQ(r.counters().rejected, sum);
+}
+
 }  // namespace
 }  // namespace layersec::someip

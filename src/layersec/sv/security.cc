@@ -453,6 +453,13 @@ Result<VerifiedFrame, SecurityError> FrameVerifier::verify(ByteSpan frame, const
   return out;
 }
 
+void FrameVerifier::raise_counter_floor(std::uint64_t resume) {
+  if (resume == 0) return;  // every counter is >= 0: nothing to refuse
+  if (have_counter_ && last_counter_ >= resume - 1) return;
+  have_counter_ = true;
+  last_counter_ = resume - 1;
+}
+
 void FrameVerifier::commit(const VerifiedFrame& v) {
   if (v.next_key && v.announced < announced_.size()) {
     // The publisher moved to an announced key: the current key's epoch ends,

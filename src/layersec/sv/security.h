@@ -276,6 +276,10 @@ class FrameVerifier {
   [[nodiscard]] std::optional<std::uint64_t> counter_floor() const {
     return have_counter_ ? std::optional<std::uint64_t>(last_counter_) : std::nullopt;
   }
+  // Restores a persisted floor (floor_store.h): from now on only counters
+  // >= resume are accepted. Only ever raises the floor (a resume point at or
+  // below the current floor changes nothing); 0 changes nothing.
+  void raise_counter_floor(std::uint64_t resume);
   // Announces a next key. A key id already announced is replaced; beyond
   // kMaxAnnouncedKeys the oldest announcement is dropped. The current key's
   // id is kBadConfig.

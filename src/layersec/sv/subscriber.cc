@@ -23,11 +23,13 @@ std::string_view to_string(DropReason r) {
     case DropReason::kWrongSvId: return "wrong-svid";
     case DropReason::kConfRevMismatch: return "confrev-mismatch";
     case DropReason::kSimulated: return "simulated";
+    case DropReason::kFloorNotPersisted: return "floor-not-persisted";
   }
   return "unknown";
 }
 
 std::size_t Subscriber::add_stream(const SubscriptionConfig& config, std::optional<KeyMaterial> key) {
+  if (floor_store_ != nullptr) throw std::logic_error("sv: add every stream before set_floor_store");
   for (const auto& s : streams_) {
     if (s.config.appid == config.appid) throw std::invalid_argument("sv: APPID already subscribed");
   }
@@ -42,6 +44,7 @@ std::size_t Subscriber::add_stream(const SubscriptionConfig& config, std::option
   s.config = config;
   s.window = SmpCntWindow(config.smp_cnt_wrap);
   s.conf_rev = config.conf_rev;
+  s.floor_key = FloorKey{config.appid, config.sv_id};
   if (config.security.scheme != Scheme::kNone) {
     if (!key) throw std::invalid_argument("sv: a secured subscription needs a key");
     auto v = FrameVerifier::create(config.security, std::move(*key));
@@ -58,6 +61,54 @@ Status<SecurityError> Subscriber::set_next_key(std::size_t stream, KeyMaterial k
   auto& s = streams_.at(stream);
   if (!s.verifier) return Err(SecurityError::kBadConfig);
   return s.verifier->set_next_key(std::move(key));
+}
+
+Status<FloorError> Subscriber::set_floor_store(FloorStore* store, std::uint64_t reserve, FloorStart start) {
+  if (store == nullptr || floor_store_ != nullptr) throw std::logic_error("sv: set_floor_store needs a store, once");
+  if (reserve == 0 || reserve > kMaxFloorReserve) return Err(FloorError::kBadReserve);
+  // Load every record first, so that an error leaves nothing attached.
+  std::vector<std::optional<std::uint64_t>> found(streams_.size());
+  for (std::size_t i = 0; i < streams_.size(); ++i) {
+    if (!streams_[i].verifier) continue;
+    auto r = store->load(streams_[i].floor_key);
+    if (!r) return Err(r.error() == FloorStoreError::kCorrupt ? FloorError::kCorrupt : FloorError::kStore);
+    if (!*r && start != FloorStart::kFirstStart) return Err(FloorError::kMissing);
+    found[i] = *r;
+  }
+  for (std::size_t i = 0; i < streams_.size(); ++i) {
+    if (!streams_[i].verifier || found[i]) continue;
+    // First start: the record exists from now on, so the next start resumes.
+    if (!store->save(streams_[i].floor_key, 0)) return Err(FloorError::kStore);
+    found[i] = 0;
+  }
+  for (std::size_t i = 0; i < streams_.size(); ++i) {
+    if (!streams_[i].verifier) continue;
+    streams_[i].resume = found[i];
+    streams_[i].verifier->raise_counter_floor(*found[i]);
+  }
+  floor_store_ = store;
+  floor_reserve_ = reserve;
+  return {};
+}
+
+Status<FloorStoreError> Subscriber::persist_floors() {
+  if (floor_store_ == nullptr) return {};
+  bool ok = true;
+  for (auto& s : streams_) {
+    if (!s.verifier || !s.resume) continue;
+    const auto floor = s.verifier->counter_floor();
+    if (!floor) continue;
+    const std::uint64_t exact = floor_reservation(*floor, 1);
+    // The exact value only ever tightens the reservation: exact <= resume.
+    if (exact >= *s.resume) continue;
+    if (floor_store_->save(s.floor_key, exact)) {
+      s.resume = exact;
+    } else {
+      ok = false;
+    }
+  }
+  if (!ok) return Err(FloorStoreError::kIo);
+  return {};
 }
 
 std::uint64_t Subscriber::malformed_total() const {
@@ -79,6 +130,7 @@ Result<Delivery, DropReason> Subscriber::drop(Stream& s, DropReason r) {
     case DropReason::kWrongSvId: ++c.wrong_sv_id; break;
     case DropReason::kConfRevMismatch: ++c.conf_rev_changes; break;
     case DropReason::kSimulated: ++c.simulated; break;
+    case DropReason::kFloorNotPersisted: ++c.floor_not_persisted; break;
     default: break;
   }
   return Err(r);
@@ -188,7 +240,17 @@ Result<Delivery, DropReason> Subscriber::on_frame(ByteSpan bytes, TimePoint now)
   // 7. Simulated frames.
   if (f.simulate() && !s.config.accept_simulated) return drop(s, DropReason::kSimulated);
 
-  // 8. Accepted: now (and only now) change state.
+  // 8. The persisted floor (floor_store.h): a counter at or above the
+  // resume point needs a new reservation before it is accepted, so a
+  // restarted subscriber never accepts it again. No state changed yet.
+  if (floor_store_ != nullptr && s.resume && verified.counter >= *s.resume) {
+    const std::uint64_t next = floor_reservation(verified.counter, floor_reserve_);
+    if (!floor_store_->save(s.floor_key, next)) return drop(s, DropReason::kFloorNotPersisted);
+    s.resume = next;
+    ++s.counters.floor_saves;
+  }
+
+  // 9. Accepted: now (and only now) change state.
   if (s.verifier) {
     if (verified.next_key) {
       ++s.counters.key_changes;

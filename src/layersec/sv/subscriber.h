@@ -20,14 +20,19 @@
 //      dropped and counted
 //   7. Simulate bit: dropped and counted unless the subscription accepts
 //      simulated frames (IEC 61850-7-4 LPHD.Sim)
-//   8. only now does state change: counter floor, smpCnt window, key epoch,
+//   8. with a FloorStore (floor_store.h) and a frameCounter at or above the
+//      stream's persisted resume point: the next reservation is saved first;
+//      a failed save drops the frame (kFloorNotPersisted, fail closed)
+//   9. only now does state change: counter floor, smpCnt window, key epoch,
 //      cached invariants, last-arrival time; the frame is delivered. A
 //      rejected frame (a replay among them) changes nothing but a counter.
 //
 // poll(now) detects stream timeouts (no valid frame for `timeout`); time is
 // passed in, never read. A timeout restarts smpCnt supervision of unsecured
 // streams; secured streams keep their counter floor for the life of the
-// subscription. The Frame returned by a delivery views the caller's bytes
+// subscription (and, with a FloorStore, across restarts: a restarted
+// subscriber resumes at the persisted reservation, so frames recorded before
+// the restart stay refused). The Frame returned by a delivery views the caller's bytes
 // and stays valid until the next on_frame() call.
 #pragma once
 
@@ -42,6 +47,7 @@
 #include "layersec/base/bytes.h"
 #include "layersec/base/result.h"
 #include "layersec/base/time.h"
+#include "layersec/sv/floor_store.h"
 #include "layersec/sv/frame.h"
 #include "layersec/sv/replay.h"
 #include "layersec/sv/security.h"
@@ -78,6 +84,7 @@ enum class DropReason : std::uint8_t {
   kWrongSvId,
   kConfRevMismatch,
   kSimulated,
+  kFloorNotPersisted,  // verified, but the FloorStore could not save the counter floor's reservation
 };
 std::string_view to_string(DropReason r);
 
@@ -104,6 +111,8 @@ struct StreamCounters {
   std::uint64_t simulated = 0;
   std::uint64_t timeouts = 0;
   std::uint64_t key_changes = 0;
+  std::uint64_t floor_not_persisted = 0;  // FloorStore: verified, refused because the reservation failed
+  std::uint64_t floor_saves = 0;          // FloorStore: reservations saved on the frame path
 };
 
 struct Delivery {
@@ -121,6 +130,24 @@ class Subscriber {
   std::size_t add_stream(const SubscriptionConfig& config, std::optional<KeyMaterial> key = std::nullopt);
   // Announces a stream's next group key (rollover).
   Status<SecurityError> set_next_key(std::size_t stream, KeyMaterial key);
+
+  // Persists the counter floor of every secured stream added so far in
+  // `store` (not owned; it must outlive the subscriber), reserving `reserve`
+  // (1..kMaxFloorReserve) frameCounters ahead (floor_store.h). Loads each
+  // stream's resume point now and refuses frames below it. A secured stream
+  // without a record is kMissing unless `start` is kFirstStart, which writes
+  // a record at 0. On an error nothing is attached. Streams added afterwards
+  // are refused (add_stream throws std::logic_error); call it once.
+  Status<FloorError> set_floor_store(FloorStore* store, std::uint64_t reserve, FloorStart start);
+  // Clean shutdown: saves each secured stream's exact resume point (the last
+  // accepted frameCounter + 1) where it is below the reservation, so a clean
+  // restart loses no genuine frame. kIo if any save failed (the reservation
+  // then stays in force, which keeps the invariant).
+  Status<FloorStoreError> persist_floors();
+  // The stream's persisted resume point (nullopt without a store or unsecured).
+  [[nodiscard]] std::optional<std::uint64_t> persisted_floor(std::size_t stream) const {
+    return streams_[stream].resume;
+  }
 
   Result<Delivery, DropReason> on_frame(ByteSpan frame, TimePoint now);
   // Marks streams whose last valid frame is older than their timeout.
@@ -149,6 +176,8 @@ class Subscriber {
   struct Stream {
     SubscriptionConfig config;
     std::optional<FrameVerifier> verifier;
+    FloorKey floor_key;
+    std::optional<std::uint64_t> resume;  // persisted resume point (with a FloorStore)
     SmpCntWindow window;
     Invariants cache;
     std::optional<std::uint32_t> conf_rev;
@@ -161,6 +190,8 @@ class Subscriber {
   std::vector<Stream> streams_;
   std::array<std::uint64_t, kDecodeErrorCount> malformed_{};
   std::uint64_t unknown_appid_ = 0;
+  FloorStore* floor_store_ = nullptr;
+  std::uint64_t floor_reserve_ = 1;
   Frame last_;
 };
 

@@ -24,7 +24,9 @@ nlohmann::json counters_json(const sv::StreamCounters& c) {
                         {"bad_smp_cnt", c.bad_smp_cnt},
                         {"replayed_counter", c.replayed_counter},
                         {"smp_cnt_resyncs", c.smp_cnt_resyncs},
-                        {"key_changes", c.key_changes}};
+                        {"key_changes", c.key_changes},
+                        {"floor_not_persisted", c.floor_not_persisted},
+                        {"floor_saves", c.floor_saves}};
 }
 
 }  // namespace layersec::sv_io

@@ -8,6 +8,7 @@
 
 #include "layersec/base/bytes.h"
 #include "layersec/net/io.h"
+#include "layersec/sv_io/floor_file.h"
 #include "layersec/sv_io/host.h"
 #include "layersec/sv_io/report_json.h"
 #include "layersec/sv_io/stop_signal.h"
@@ -68,6 +69,7 @@ nlohmann::json SubscriberLoop::report(bool final, TimePoint now) {
   stream["svID"] = s.sv_id;
   stream["auth"] = sv::scheme_name(s.security);
   if (s.security.scheme != sv::Scheme::kNone) stream["key_id"] = kdc_ ? keys_.newest() : options_.key_id_shown;
+  if (const auto floor = sub_->persisted_floor(stream_)) stream["floor_resume"] = *floor;
   stream["timed_out"] = sub_->timed_out(stream_);
   nlohmann::json rejections = nlohmann::json::object();
   for (std::size_t r = 0; r < drops_.size(); ++r) {
@@ -166,6 +168,26 @@ void subscribe_on_interface(SubscribeRun run, std::ostream& out) {
   lo.json = run.json;
   lo.current_key_id = current;
   lo.key_id_shown = run.key_id_shown;
+  std::optional<FileFloorStore> floor;
+  if (!run.state_path.empty()) {
+    std::string detail;
+    auto f = FileFloorStore::open(run.state_path, &detail);
+    if (!f && f.error() == FloorFileError::kMissing && !run.first_start) {
+      throw std::runtime_error("--state " + detail +
+                               " (a deleted floor file fails closed; give --first-start on the very first run only)");
+    }
+    if (!f && f.error() == FloorFileError::kMissing) f = FileFloorStore::create(run.state_path, &detail);
+    if (!f) throw std::runtime_error("--state " + detail);
+    floor.emplace(std::move(f).value());
+    auto st = sub.set_floor_store(&*floor, run.floor_reserve,
+                                  run.first_start ? sv::FloorStart::kFirstStart : sv::FloorStart::kResume);
+    if (!st) {
+      throw std::runtime_error("--state " + run.state_path + ": " + std::string(sv::to_string(st.error())) +
+                               (floor->last_error().empty() ? "" : ": " + floor->last_error()) +
+                               (st.error() == sv::FloorError::kMissing ? " (give --first-start on the very first run only)"
+                                                                       : ""));
+    }
+  }
   SubscriberLoop loop(sub, id, run.kdc ? &*run.kdc : nullptr, lo, out);
   if (run.announced) loop.take_key(std::move(*run.announced));
   net::PacketSocket sock = open_packet_socket(run.iface, net::kEtherTypeAll, true);
@@ -181,6 +203,11 @@ void subscribe_on_interface(SubscribeRun run, std::ostream& out) {
   MonotonicClock clock;
   net::EventLoop events(clock);
   loop.run(events, port);
+  // Clean shutdown: the exact floor, so a clean restart loses no genuine frame.
+  if (floor && !sub.persist_floors()) {
+    std::cerr << "warning: --state: the exact counter floor was not written (" << floor->last_error()
+              << "); the reservation on disk stays in force\n";
+  }
 }
 
 }  // namespace layersec::sv_io

@@ -56,7 +56,8 @@ class SubscriberLoop {
   void run(net::EventLoop& loop, FrameSource& source);
 
   // One report: {"type": "stats"|"final", iface, elapsed_s, streams: [{counters
-  // (report_json.h), appid, svID, auth, [key_id], timed_out}], rejections:
+  // (report_json.h), appid, svID, auth, [key_id], [floor_resume: the
+  // persisted resume point with --state], timed_out}], rejections:
   // {reason: n}, malformed, unknown_appid, non_sv_frames, rx_errors,
   // truncated, socket_drops, [kdc_rejected]}; reads the source's kernel
   // drops first (during run()).
@@ -97,14 +98,24 @@ struct SubscribeRun {
   Duration interval = Duration::seconds(1);
   bool json = false;
   bool realtime = false;  // mlockall + SCHED_FIFO 70, best effort
+  // The counter floor file (floor_file.h; empty: the floor lives as long as
+  // the process). first_start creates it when missing; an existing file is
+  // always resumed, never rewound.
+  std::string state_path;
+  bool first_start = false;
+  std::uint64_t floor_reserve = 8192;  // frameCounters reserved per save (1..sv::kMaxFloorReserve)
 };
 
 // Adds the stream, opens the AF_PACKET socket on the interface (every
 // EtherType, non-blocking, promiscuous, a 16 MiB receive queue: frames the
 // kernel still drops are reported as socket_drops), enters real time when
 // asked (a warning on stderr when refused), installs the stop handlers and
-// runs a SubscriberLoop printing to `out`. Throws std::runtime_error on
-// start-up failures.
+// runs a SubscriberLoop printing to `out`. With a state_path the floor file is
+// opened (or, first_start and missing, created) and attached before the socket
+// opens; at the end the exact floor is written (clean shutdown), a failure
+// to write it is a warning (the reservation on disk stays in force). Throws
+// std::runtime_error on start-up failures (a missing, corrupt, insecure or
+// symlinked floor file among them, with the path and the reason).
 void subscribe_on_interface(SubscribeRun run, std::ostream& out);
 
 }  // namespace layersec::sv_io

@@ -78,6 +78,7 @@ std::optional<Transmission> EgressPort::dequeue(std::int64_t now_ns) {
     if (config_.length_aware && wire_time(q.front().frame.size()) > gates_.max_window(c)) {
       // A new schedule made the head frame unsendable: drop it, do not block.
       ++k.dropped_never_fits;
+      dropped_tags_.push_back(q.front().tag);
       q.pop_front();
       ++c;  // look at this class again
       continue;

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <deque>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "layersec/tsn/gate_control_list.h"
@@ -87,6 +88,10 @@ class EgressPort {
   }
   [[nodiscard]] std::size_t queued(int traffic_class) const { return queues_[static_cast<std::size_t>(traffic_class)].size(); }
   [[nodiscard]] const PortConfig& config() const { return config_; }
+  // The tags of queued frames dequeue() dropped since the last call (a new
+  // schedule made them unsendable), so that a caller can forget what it
+  // kept for them.
+  [[nodiscard]] std::vector<std::uint64_t> take_dropped_tags() { return std::exchange(dropped_tags_, {}); }
 
  private:
   struct Queued {
@@ -103,6 +108,7 @@ class EgressPort {
   std::array<std::deque<Queued>, kMaxTrafficClasses> queues_;
   std::array<ClassCounters, kMaxTrafficClasses> counters_{};
   std::int64_t busy_until_ = INT64_MIN;
+  std::vector<std::uint64_t> dropped_tags_;
 };
 
 }  // namespace layersec::tsn

@@ -111,6 +111,22 @@ TEST(EgressPort, DropsAreTypedAndCounted) {
   EXPECT_EQ(q.counters(1).dropped_never_fits, 1u);
 }
 
+TEST(EgressPort, FramesANewScheduleMakesUnsendableAreDroppedAndReportedByTag) {
+  EgressPort p(two_classes(), st_be());
+  // At 600 us the ST gate is shut: the 1,000-byte ST frame waits.
+  ASSERT_EQ(p.enqueue(frame(1000), 1, 600 * kUs, 7), EnqueueResult::kQueued);
+  EXPECT_FALSE(p.dequeue(600 * kUs));
+  GateControlList narrow;
+  narrow.entries = {{0x02, 5 * kUs}, {0x01, 995 * kUs}};  // 5 us: the frame can no longer fit
+  const std::int64_t change = p.set_schedule(narrow, 600 * kUs);
+  EXPECT_TRUE(p.take_dropped_tags().empty());
+  EXPECT_FALSE(p.dequeue(change));  // dropped, not sent
+  EXPECT_EQ(p.counters(1).dropped_never_fits, 1u);
+  EXPECT_EQ(p.take_dropped_tags(), std::vector<std::uint64_t>{7});
+  EXPECT_TRUE(p.take_dropped_tags().empty());
+  EXPECT_EQ(p.queued(1), 0u);
+}
+
 TEST(EgressPort, ANewScheduleTakesOverAtItsChangeTime) {
   EgressPort p(two_classes(), st_be());
   GateControlList g;

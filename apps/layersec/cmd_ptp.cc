@@ -1,0 +1,158 @@
+// `layersec ptp`: an IEEE 802.1AS (gPTP) end station on one interface, with
+// kernel software timestamps (SO_TIMESTAMPING on AF_PACKET).
+//
+//   layersec ptp --iface IF [--profile automotive|gptp] [--role gm|slave|auto]
+//       [--json] [--duration S] [--domain N] [--neighbor-prop-delay-thresh NS]
+//       [--minor-version 0|1] [--interval-request [--offset-threshold NS]] [--servo hw|sw]
+//
+// Once a second it prints the slave's view: offset_ns (slave − GM, as the
+// servo measured it; ptp4l's "offset"), path_delay_ns, rate_ratio and the
+// state (gm, slave, uncalibrated, listening), with --json as one JSON line.
+// The disciplined clock is layersec's own (an offset and rate over
+// CLOCK_MONOTONIC_RAW); no host clock is adjusted. offset_to_realtime_ns is
+// that clock minus this host's CLOCK_REALTIME: the true error when the GM
+// serves this same host's CLOCK_REALTIME (ptp4l -S or layersec as GM in
+// another namespace). The protocol lives in src/layersec/ptp/; this file
+// parses options and prints.
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_checks.h"
+#include "command.h"
+#include "layersec/ptp/ptp_runner.h"
+
+namespace layersec::app {
+namespace {
+
+volatile std::sig_atomic_t g_stop = 0;
+extern "C" void on_signal(int) { g_stop = 1; }
+
+struct Options {
+  std::string iface;
+  std::string profile = "gptp";
+  std::string role = "auto";
+  bool json = false;
+  double duration_s = 0;
+  std::uint64_t domain = 0;
+  std::uint64_t delay_thresh_ns = 800;
+  std::uint64_t minor_version = 1;
+  bool interval_request = false;
+  std::uint64_t offset_threshold_ns = 30;
+  std::string servo = "hw";
+};
+
+nlohmann::json drops_json(const ptp::TimeAwareSystem& sys) {
+  nlohmann::json d = nlohmann::json::object();
+  const auto& c = sys.counters(0);
+  for (std::size_t i = 0; i < ptp::kDropReasonCount; ++i) {
+    if (c.drops.by_reason[i] != 0) d[ptp::to_string(static_cast<ptp::DropReason>(i))] = c.drops.by_reason[i];
+  }
+  for (std::size_t i = 0; i < ptp::kParseErrorCount; ++i) {
+    if (c.malformed[i] != 0) d[std::string("malformed.") + ptp::to_string(static_cast<ptp::ParseError>(i))] = c.malformed[i];
+  }
+  return d;
+}
+
+void run(const Options& o) {
+  ptp::RunnerOptions ro;
+  ro.interface = o.iface;
+  ro.duration_s = o.duration_s;
+  ptp::SystemConfig& c = ro.system;
+  c.profile = o.profile == "automotive" ? ptp::Profile::kAutomotive : ptp::Profile::kGptp;
+  c.role = o.role == "gm" ? ptp::Role::kGm : (o.role == "slave" ? ptp::Role::kSlave : ptp::Role::kAuto);
+  if (c.profile == ptp::Profile::kAutomotive && c.role == ptp::Role::kAuto) {
+    std::cerr << "layersec ptp: --role: the automotive profile has static roles: give gm or slave\n";
+    set_exit_code(2);
+    return;
+  }
+  c.domain = static_cast<std::uint8_t>(o.domain);
+  c.minor_version = static_cast<std::uint8_t>(o.minor_version);
+  c.pdelay.neighbor_prop_delay_thresh_ns = static_cast<std::int64_t>(o.delay_thresh_ns);
+  c.interval_request = o.interval_request;
+  c.offset_threshold_ns = static_cast<double>(o.offset_threshold_ns);
+  if (o.servo == "sw") c.servo = ptp::software_timestamp_servo();
+  if (c.profile == ptp::Profile::kAutomotive) c.servo.step_threshold_ns = 1e9;  // automotive-slave.cfg: step_threshold 1 (s)
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  ::sigaction(SIGINT, &sa, nullptr);
+  ::sigaction(SIGTERM, &sa, nullptr);
+
+  const auto each = [&](const ptp::TimeAwareSystem& sys, double t, double off_real, const ptp::RunnerStats& rs) {
+    const auto& st = sys.status();
+    const bool slave = !sys.is_grandmaster() && st.valid;
+    if (o.json) {
+      nlohmann::json j = {{"t_s", t},
+                          {"state", sys.state()},
+                          {"offset_ns", slave ? nlohmann::json(st.offset_ns) : nlohmann::json(nullptr)},
+                          {"path_delay_ns", sys.pdelay(0).has_delay() ? nlohmann::json(sys.pdelay(0).mean_link_delay_ns())
+                                                                      : nlohmann::json(nullptr)},
+                          {"rate_ratio", slave ? st.rate_ratio : 1.0},
+                          {"offset_rms_ns", rs.window_samples > 0 ? nlohmann::json(rs.window_rms_ns) : nlohmann::json(nullptr)},
+                          {"offset_max_ns", rs.window_samples > 0 ? nlohmann::json(rs.window_max_abs_ns) : nlohmann::json(nullptr)},
+                          {"freq_ppb", sys.clock().frequency_ppb()},
+                          {"servo", ptp::to_string(st.servo)},
+                          {"as_capable", sys.pdelay(0).as_capable()},
+                          {"operational_intervals", sys.operational_intervals()},
+                          {"offset_to_realtime_ns", slave || sys.is_grandmaster() ? nlohmann::json(off_real)
+                                                                                  : nlohmann::json(nullptr)},
+                          {"syncs", sys.counters(0).sync_accepted},
+                          {"drops", drops_json(sys)}};
+      std::cout << j.dump() << std::endl;
+    } else {
+      char line[256];
+      std::snprintf(line, sizeof line, "t %6.1f s  %-12s offset %10.1f ns  delay %8.1f ns  rate_ratio %.9f  drops %llu\n",
+                    t, sys.state(), slave ? st.offset_ns : 0.0, sys.pdelay(0).mean_link_delay_ns(),
+                    slave ? st.rate_ratio : 1.0, static_cast<unsigned long long>(sys.counters(0).drops.total()));
+      std::cout << line << std::flush;
+    }
+  };
+  try {
+    ptp::TimestampingInfo info;
+    const auto st = ptp::run_ptp(ro, each, &g_stop, &info);
+    std::cerr << "layersec ptp: " << o.iface << ": SO_TIMESTAMPING software tx " << (info.software_tx ? "yes" : "no")
+              << ", rx " << (info.software_rx ? "yes" : "no") << ", hardware tx " << (info.hardware_tx ? "yes" : "no")
+              << ", phc " << info.phc_index << "; frames in " << st.frames_in << " out " << st.frames_out
+              << ", rx without timestamp " << st.rx_without_timestamp << ", tx timestamps missed "
+              << st.tx_timestamp_missed << ", send errors " << st.send_errors << "\n";
+  } catch (const ptp::PtpSocketError& e) {
+    std::cerr << "layersec ptp: " << e.what() << "\n";
+    set_exit_code(1);
+  } catch (const ptp::ConfigError& e) {
+    std::cerr << "layersec ptp: " << e.what() << "\n";
+    set_exit_code(2);
+  }
+}
+
+const CommandRegistration reg(66, [](CLI::App& root) {
+  auto opts = std::make_shared<Options>();
+  auto* cmd = root.add_subcommand("ptp", "IEEE 802.1AS gPTP end station (software timestamps; disciplines layersec's clock)");
+  cmd->add_option("--iface", opts->iface, "the interface (AF_PACKET, EtherType 0x88F7)")->required();
+  cmd->add_option("--profile", opts->profile, "gptp (BMCA, Announce) or automotive (static roles)")
+      ->check(CLI::IsMember({"gptp", "automotive"}));
+  cmd->add_option("--role", opts->role, "gm, slave or auto (BMCA; gptp only)")->check(CLI::IsMember({"gm", "slave", "auto"}));
+  cmd->add_flag("--json", opts->json, "one JSON line per second");
+  cmd->add_option("--duration", opts->duration_s, "stop after S seconds (default: run until SIGINT/SIGTERM)")
+      ->check(finite_in(0, 1e7));
+  cmd->add_option("--domain", opts->domain, "gPTP domain number (default 0)")->check(whole_in(0, 127));
+  cmd->add_option("--neighbor-prop-delay-thresh", opts->delay_thresh_ns,
+                  "asCapable only while the link delay is at most NS (default 800; a veth needs more)")
+      ->check(whole_in(1, 1'000'000'000));
+  cmd->add_option("--minor-version", opts->minor_version, "minorVersionPTP sent: 1 (802.1AS-2020) or 0 (linuxptp 3.x)")
+      ->check(whole_in(0, 1));
+  cmd->add_flag("--interval-request", opts->interval_request,
+                "automotive slave: once synchronised, ask for 1 s Sync by Signaling and request peer delay every 4 s");
+  cmd->add_option("--offset-threshold", opts->offset_threshold_ns,
+                  "with --interval-request: switch once 10 offsets in a row are within NS (default 30, as linuxptp)")
+      ->check(whole_in(1, 1'000'000'000));
+  cmd->add_option("--servo", opts->servo, "PI constants: hw (default: linuxptp's hardware-timestamp constants, which also track best here) or sw (ptp4l -S defaults)")
+      ->check(CLI::IsMember({"sw", "hw"}));
+  cmd->callback([opts] { run(*opts); });
+});
+
+}  // namespace
+}  // namespace layersec::app

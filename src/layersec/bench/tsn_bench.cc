@@ -1,0 +1,360 @@
+#include "layersec/bench/tsn_bench.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+#include <thread>
+
+#include "layersec/base/bytes.h"
+#include "layersec/base/file.h"
+#include "layersec/bench/tsn_bench_link.h"
+#include "layersec/harness/stats.h"
+#include "layersec/macsec/link_tsn_config.h"
+#include "layersec/net/io.h"
+#include "layersec/net/netns.h"
+#include "layersec/tsn/gate_analysis.h"
+
+namespace layersec::bench {
+namespace {
+
+constexpr const char* kShaped =
+    "taprio num_tc 2 map 0 0 0 0 0 1 1 1 0 0 0 0 0 0 0 0 queues 1@0 1@1 base-time 0 "
+    "sched-entry S 02 600000 sched-entry S 01 400000 clockid CLOCK_TAI";
+constexpr const char* kOpen =
+    "taprio num_tc 2 map 0 0 0 0 0 1 1 1 0 0 0 0 0 0 0 0 queues 1@0 1@1 base-time 0 "
+    "sched-entry S 03 1000000 clockid CLOCK_TAI";
+constexpr double kStShare = 0.6;
+constexpr double kBeShare = 0.4;
+constexpr std::uint16_t kProbePort = 5000;
+constexpr std::uint16_t kStPort = 5201;
+constexpr std::uint16_t kBePort = 5202;
+constexpr std::size_t kProbePayload = 200;
+constexpr std::int64_t kProbePeriodNs = 997'000;
+constexpr std::uint32_t kProbeMagic = 0x54534E50;  // "TSNP"
+constexpr std::size_t kBeDatagram = 1400;
+constexpr std::size_t kStDatagram = 1000;
+
+const char* kIpA = "10.83.0.1";
+const char* kIpB = "10.83.0.2";
+
+std::int64_t mono_ns() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+macsec::LinkTsnConfig tsn_config(bool shaper, std::uint64_t port_mbit, const char* peer_ip,
+                                 const net::MacAddress& peer_mac, bool sender) {
+  nlohmann::json streams = nlohmann::json::array();
+  if (sender) {
+    streams.push_back({{"match", "ip"}, {"handle", 1}, {"dst_ip", peer_ip}, {"protocol", "udp"},
+                       {"dst_port", kStPort}, {"set_vid", 10}, {"set_pcp", 5}});
+    streams.push_back({{"match", "ip"}, {"handle", 2}, {"dst_ip", peer_ip}, {"protocol", "udp"},
+                       {"dst_port", kProbePort}, {"set_vid", 10}, {"set_pcp", 5}});
+  } else {
+    streams.push_back({{"match", "ip"}, {"handle", 1}, {"dst_ip", peer_ip}, {"protocol", "udp"},
+                       {"src_port", kStPort}, {"set_vid", 10}, {"set_pcp", 5}});
+  }
+  streams.push_back({{"match", "null"}, {"handle", 3}, {"dst_mac", peer_mac.to_string()}, {"untagged_only", true},
+                     {"set_vid", 20}, {"set_pcp", 0}});
+  nlohmann::json j{{"port_mbit_s", port_mbit}, {"taprio", shaper ? kShaped : kOpen}, {"layout", "clear-tag"},
+                   {"queue_limit_frames", 256}, {"streams", std::move(streams)}};
+  return macsec::parse_link_tsn_config(j, {});
+}
+
+// The probe: 200-byte datagrams carrying (magic, seq, send time) on
+// CLOCK_MONOTONIC; the receiver records one-way latency.
+struct Probe {
+  net::UniqueFd tx, rx;
+  std::atomic<bool> stop{false};
+  std::int64_t record_from_ns = 0;
+  std::uint64_t sent = 0, received = 0;
+  std::vector<double> latency_us;
+};
+
+void probe_send(Probe& p) {
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_port = htons(kProbePort);
+  ::inet_pton(AF_INET, kIpB, &to.sin_addr);
+  std::uint8_t buf[kProbePayload] = {};
+  std::int64_t next = mono_ns();
+  for (std::uint64_t seq = 0; !p.stop.load(); ++seq) {
+    timespec ts{static_cast<time_t>(next / 1'000'000'000), static_cast<long>(next % 1'000'000'000)};
+    ::clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr);
+    const std::int64_t now = mono_ns();
+    store_be32(buf, kProbeMagic);
+    store_be64(buf + 4, seq);
+    store_be64(buf + 12, static_cast<std::uint64_t>(now));
+    if (::sendto(p.tx.get(), buf, sizeof buf, 0, reinterpret_cast<sockaddr*>(&to), sizeof to) ==
+            static_cast<ssize_t>(sizeof buf) &&
+        now >= p.record_from_ns) {
+      ++p.sent;
+    }
+    next += kProbePeriodNs;
+  }
+}
+
+void probe_receive(Probe& p) {
+  std::uint8_t buf[2048];
+  while (!p.stop.load()) {
+    const ssize_t n = ::recv(p.rx.get(), buf, sizeof buf, 0);
+    const std::int64_t now = mono_ns();
+    if (n != static_cast<ssize_t>(kProbePayload) || load_be32(buf) != kProbeMagic) continue;
+    const auto sent_at = static_cast<std::int64_t>(load_be64(buf + 12));
+    if (sent_at < p.record_from_ns) continue;
+    ++p.received;
+    p.latency_us.push_back(static_cast<double>(now - sent_at) / 1e3);
+  }
+}
+
+void open_probe(Probe& p, const net::NetnsTopology& topo) {
+  {
+    net::NetnsScope scope(topo.node(0).netns);
+    p.tx.reset(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+  }
+  {
+    net::NetnsScope scope(topo.node(1).netns);
+    p.rx.reset(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+  }
+  if (!p.tx.valid() || !p.rx.valid()) throw std::runtime_error("probe sockets: " + net::errno_text(errno));
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(kProbePort);
+  ::inet_pton(AF_INET, kIpB, &a.sin_addr);
+  if (::bind(p.rx.get(), reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+    throw std::runtime_error("probe bind " + std::string(kIpB) + ": " + net::errno_text(errno));
+  }
+  timeval tv{0, 100'000};
+  (void)::setsockopt(p.rx.get(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  const int buf = 4 * 1024 * 1024;
+  (void)::setsockopt(p.rx.get(), SOL_SOCKET, SO_RCVBUF, &buf, sizeof buf);
+}
+
+struct IperfResult {
+  double mbit_s = 0;
+  std::optional<double> jitter_ms, loss_pct;
+};
+
+IperfResult read_iperf(const std::string& path, bool udp) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(read_regular_file(path, 16 << 20));
+  } catch (const std::exception& e) {
+    throw std::runtime_error("iperf3 result " + path + ": " + e.what());
+  }
+  if (j.contains("error")) throw std::runtime_error("iperf3: " + j["error"].get<std::string>());
+  IperfResult r;
+  const auto& end = j.at("end");
+  if (udp) {
+    // The receiver's figures (iperf3 >= 3.9 reports them as sum_received;
+    // "sum" is the sender's view and shows no loss).
+    const auto& s = end.contains("sum_received") ? end.at("sum_received") : end.at("sum");
+    const double packets = s.at("packets").get<double>();
+    const double lost = s.at("lost_packets").get<double>();
+    r.loss_pct = packets > 0 ? lost / packets * 100 : 0;
+    r.jitter_ms = s.at("jitter_ms").get<double>();
+    r.mbit_s = s.at("bits_per_second").get<double>() / 1e6;
+  } else {
+    r.mbit_s = end.at("sum_received").at("bits_per_second").get<double>() / 1e6;
+  }
+  return r;
+}
+
+std::string mbit_arg(double mbit) { return std::to_string(static_cast<std::uint64_t>(std::llround(mbit * 1e6))); }
+
+struct RunSpec {
+  std::uint64_t port = 100;
+  bool macsec = false, shaper = false;
+  std::string be;
+};
+
+void must(int status, const std::string& what) {
+  if (status != 0) throw std::runtime_error(what + " failed (exit " + std::to_string(status) + ")");
+}
+
+// One run: links up, probe + ST iperf3 + BE iperf3 at once, links down.
+std::vector<TsnBenchRow> run_one(const TsnBenchOptions& o, const RunSpec& r, const std::string& work) {
+  net::NetnsTopology topo = net::NetnsTopology::pair("tsnb");
+  const auto& na = topo.node(0);
+  const auto& nb = topo.node(1);
+  net::MacAddress tap_a = na.mac, tap_b = nb.mac;
+  tap_a.bytes[5] ^= 0x80;
+  tap_b.bytes[5] ^= 0x80;
+  const std::vector<std::uint8_t> key_ab(16, 0xA5), key_ba(16, 0x5A);
+  BenchLinkSpec sa;
+  sa.netns = na.netns;
+  sa.lower = na.interface;
+  sa.tap = "tsn0";
+  sa.tap_mac = tap_a;
+  sa.macsec = r.macsec;
+  sa.sci = macsec::Sci::from_parts(tap_a.bytes.data(), 1);
+  sa.peer_sci = macsec::Sci::from_parts(tap_b.bytes.data(), 1);
+  sa.tx_key = key_ab;
+  sa.rx_key = key_ba;
+  sa.tsn = tsn_config(r.shaper, r.port, kIpB, tap_b, true);
+  BenchLinkSpec sb = sa;
+  sb.netns = nb.netns;
+  sb.lower = nb.interface;
+  sb.tap_mac = tap_b;
+  std::swap(sb.sci, sb.peer_sci);
+  std::swap(sb.tx_key, sb.rx_key);
+  sb.tsn = tsn_config(r.shaper, r.port, kIpA, tap_a, false);
+  auto la = BenchLink::start(sa);
+  auto lb = BenchLink::start(sb);
+  must(topo.exec(0, {"ip", "addr", "add", std::string(kIpA) + "/24", "dev", "tsn0"}), "ip addr add (A)");
+  must(topo.exec(1, {"ip", "addr", "add", std::string(kIpB) + "/24", "dev", "tsn0"}), "ip addr add (B)");
+  must(topo.exec(0, {"ip", "neigh", "replace", kIpB, "lladdr", tap_b.to_string(), "dev", "tsn0", "nud", "permanent"}),
+       "ip neigh (A)");
+  must(topo.exec(1, {"ip", "neigh", "replace", kIpA, "lladdr", tap_a.to_string(), "dev", "tsn0", "nud", "permanent"}),
+       "ip neigh (B)");
+
+  const std::string tag = std::to_string(r.port) + (r.macsec ? "_macsec" : "_plain") + (r.shaper ? "_shaped" : "_open") +
+                          "_be" + r.be;
+  const std::string st_log = work + "/st_" + tag + ".json", be_log = work + "/be_" + tag + ".json";
+  const std::string secs = std::to_string(o.seconds);
+  auto srv_st = topo.spawn(1, {o.iperf3, "-s", "-1", "-B", kIpB, "-p", std::to_string(kStPort)}, work + "/srv_st.log");
+  auto srv_be = topo.spawn(1, {o.iperf3, "-s", "-1", "-B", kIpB, "-p", std::to_string(kBePort)}, work + "/srv_be.log");
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+
+  Probe probe;
+  open_probe(probe, topo);
+  probe.record_from_ns = mono_ns() + 300'000'000;
+  std::thread prx([&] { probe_receive(probe); });
+  std::thread ptx([&] { probe_send(probe); });
+  const double st_offered = o.st_load * kStShare * static_cast<double>(r.port);
+  std::vector<std::string> st_argv{o.iperf3, "-c", kIpB, "-p", std::to_string(kStPort), "-u", "-b", mbit_arg(st_offered),
+                                   "-l", std::to_string(kStDatagram), "-t", secs, "--pacing-timer", "100", "-J",
+                                   "--logfile", st_log};
+  std::vector<std::string> be_argv{o.iperf3, "-c", kIpB, "-p", std::to_string(kBePort), "-t", secs, "-J",
+                                   "--logfile", be_log};
+  if (r.be == "udp") {
+    for (const std::string& a : {std::string("-u"), std::string("-b"), mbit_arg(static_cast<double>(r.port)),
+                                 std::string("-l"), std::to_string(kBeDatagram)}) {
+      be_argv.push_back(a);
+    }
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  auto be_client = topo.spawn(0, be_argv, work + "/be_client.log");
+  auto st_client = topo.spawn(0, st_argv, work + "/st_client.log");
+  const int st_status = st_client.wait();
+  const int be_status = be_client.wait();
+  probe.stop = true;
+  ptx.join();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  prx.join();
+  srv_st.terminate();
+  srv_be.terminate();
+  la->stop();
+  lb->stop();
+  if (st_status != 0) throw std::runtime_error("iperf3 ST client exited " + std::to_string(st_status) + " (" + st_log + ")");
+  if (be_status != 0) throw std::runtime_error("iperf3 BE client exited " + std::to_string(be_status) + " (" + be_log + ")");
+
+  const IperfResult st = read_iperf(st_log, true);
+  const IperfResult be = read_iperf(be_log, r.be == "udp");
+  const auto cfg = sa.tsn;
+  tsn::BoundInputs in;
+  in.frame_bytes = kProbePayload + 8 + 20 + 14 + 4 + (r.macsec ? 32 : 0);
+  in.link_bps = cfg.port_bps;
+  in.other_max_frame_bytes = 1500 + 14 + 4 + (r.macsec ? 32 : 0);
+  const tsn::LatencyBound bound = tsn::latency_bound(cfg.schedule.gcl, 1, in);
+  const harness::Summary lat = harness::summarize(probe.latency_us);
+  const nlohmann::json sender_stats = la->stats();
+  const nlohmann::json receiver_stats = lb->stats();
+
+  const std::string base = "port" + std::to_string(r.port) + (r.macsec ? "/macsec" : "/plain") +
+                           (r.shaper ? "/shaper" : "/no-shaper") + "/be-" + r.be;
+  TsnBenchRow st_row;
+  st_row.name = base + "/ST";
+  st_row.cls = "ST";
+  st_row.transport = "udp";
+  st_row.macsec = r.macsec;
+  st_row.shaper = r.shaper;
+  st_row.port_mbit_s = r.port;
+  st_row.be_transport = r.be;
+  st_row.offered_mbit_s = st_offered;
+  st_row.share_mbit_s = (r.shaper ? kStShare : 1.0) * static_cast<double>(r.port);
+  st_row.throughput_mbit_s = st.mbit_s;
+  st_row.jitter_ms = st.jitter_ms;
+  st_row.loss_pct = st.loss_pct;
+  if (lat.count > 0) {
+    st_row.latency_p50_us = lat.p50;
+    st_row.latency_p99_us = lat.p99;
+    st_row.latency_max_us = lat.max;
+  }
+  if (bound.feasible) st_row.bound_us = static_cast<double>(bound.total_ns) / 1e3;
+  st_row.probe_sent = probe.sent;
+  st_row.probe_received = probe.received;
+  st_row.link_stats = {{"sender", sender_stats}, {"receiver", receiver_stats}};
+  TsnBenchRow be_row;
+  be_row.name = base + "/BE";
+  be_row.cls = "BE";
+  be_row.transport = r.be;
+  be_row.macsec = r.macsec;
+  be_row.shaper = r.shaper;
+  be_row.port_mbit_s = r.port;
+  be_row.be_transport = r.be;
+  be_row.offered_mbit_s = r.be == "udp" ? static_cast<double>(r.port) : 0;
+  be_row.share_mbit_s = (r.shaper ? kBeShare : 1.0) * static_cast<double>(r.port);
+  be_row.throughput_mbit_s = be.mbit_s;
+  be_row.jitter_ms = be.jitter_ms;
+  be_row.loss_pct = be.loss_pct;
+  return {st_row, be_row};
+}
+
+}  // namespace
+
+TsnBenchReport run_tsn_bench(const TsnBenchOptions& o) {
+  std::string why;
+  if (!net::netns_available(&why)) throw std::runtime_error("bench tsn needs network namespaces: " + why);
+  if (net::run_command({o.iperf3, "--version"}) != 0) throw std::runtime_error("bench tsn needs iperf3 (" + o.iperf3 + ")");
+  if (!(o.seconds >= 1 && o.seconds <= 600)) throw std::runtime_error("--seconds must be in 1..600");
+  if (!(o.st_load > 0 && o.st_load <= 1)) throw std::runtime_error("--st-load must be in (0, 1]");
+  char tmpl[] = "/tmp/layersec-bench-tsn.XXXXXX";
+  if (::mkdtemp(tmpl) == nullptr) throw std::runtime_error("mkdtemp: " + net::errno_text(errno));
+  const std::string work = tmpl;
+  TsnBenchReport rep;
+  try {
+    for (std::uint64_t port : o.ports_mbit) {
+      for (const std::string& be : o.be_transports) {
+        for (bool shaper : o.shaper) {
+          for (bool m : o.macsec) {
+            // A run whose iperf3 fails (a control connection lost under the
+            // BE flood) is reported as a note; the others still run.
+            try {
+              auto rows = run_one(o, RunSpec{port, m, shaper, be}, work);
+              for (auto& row : rows) rep.rows.push_back(std::move(row));
+            } catch (const std::runtime_error& e) {
+              rep.notes.push_back("run port " + std::to_string(port) + (m ? " macsec" : " plain") +
+                                  (shaper ? " shaper" : " no-shaper") + " be-" + be + " FAILED: " + e.what());
+            }
+          }
+        }
+      }
+    }
+  } catch (...) {
+    std::error_code ec;
+    std::filesystem::remove_all(work, ec);
+    throw;
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(work, ec);
+  rep.notes.push_back("veth pair between two network namespaces on one host; the port speed is emulated by the shaper "
+                      "(pacing to serialisation time), the veth itself is not rate-limited");
+  rep.notes.push_back("no-shaper rows: the same emulated port (speed, strict priority, queues) with every gate open");
+  rep.notes.push_back("bound_us: tsn::latency_bound of the probe's frame through the ST gate (one blocking frame of "
+                      "another class, no processing time); the probe shares its class queue with the ST iperf3 stream "
+                      "and crosses two user-space links, neither of which the bound counts");
+  return rep;
+}
+
+}  // namespace layersec::bench

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Smoke test of `layersec bench tsn`: one short run at an emulated 100 Mbit/s
+# port with the shaper and MACsec (ST iperf3 UDP, BE iperf3 UDP saturating the
+# port, the ST latency probe). Asserts that the ST and BE rows exist with
+# every field the JSON promises, and that ST lost nothing (iperf3 and probe).
+# Root and iperf3 only: exits 77 with the reason otherwise.
+# Usage: bash tests/cli/bench_tsn_smoke.sh /path/to/layersec
+set -euo pipefail
+
+layersec="${1:?usage: $0 /path/to/layersec}"
+if [[ "$(id -u)" != 0 ]]; then echo "SKIP: bench_tsn_smoke needs root (network namespaces, TAP, AF_PACKET)"; exit 77; fi
+for tool in ip iperf3 /usr/bin/python3; do
+  command -v "$tool" >/dev/null 2>&1 || { echo "SKIP: $tool is not installed"; exit 77; }
+done
+[[ -c /dev/net/tun ]] || { echo "SKIP: no /dev/net/tun"; exit 77; }
+
+work="$(mktemp -d /tmp/bench_tsn_smoke.XXXXXX)"
+trap 'rm -rf "$work"' EXIT
+"$layersec" bench tsn --ports 100 --macsec on --shaper on --be udp --seconds 2 --json "$work/tsn.json" \
+  >"$work/out.txt" 2>&1 || { cat "$work/out.txt"; echo "FAIL: layersec bench tsn exited with an error"; exit 1; }
+cat "$work/out.txt"
+/usr/bin/python3 - "$work/tsn.json" <<'EOF'
+import json, sys
+j = json.load(open(sys.argv[1]))
+rows = j["rows"]
+keys = ["name", "class", "transport", "macsec", "shaper", "port_mbit_s", "throughput_mbit_s", "jitter_ms",
+        "loss_pct", "latency_p50_us", "latency_p99_us", "latency_max_us", "bound_us"]
+st = [r for r in rows if r["class"] == "ST"]
+be = [r for r in rows if r["class"] == "BE"]
+def fail(m):
+    print("FAIL: " + m); sys.exit(1)
+if len(st) != 1 or len(be) != 1: fail("expected one ST and one BE row, got %d and %d" % (len(st), len(be)))
+for r in rows:
+    missing = [k for k in keys if k not in r]
+    if missing: fail("row %s lacks %s" % (r.get("name"), missing))
+s, b = st[0], be[0]
+if not (s["macsec"] and s["shaper"] and s["port_mbit_s"] == 100): fail("ST row is not the MACsec+shaper 100 Mbit/s run")
+# Loss is a measurement on a shared machine (the goal, 0, is in the
+# bench's goals block): the smoke run reports it and needs the probe through.
+if s["probe_sent"] < 100 or s["probe_received"] < 0.9 * s["probe_sent"]:
+    fail("ST probe %d of %d received" % (s["probe_received"], s["probe_sent"]))
+if s["throughput_mbit_s"] <= 0 or b["throughput_mbit_s"] <= 0: fail("a class carried nothing")
+if s["bound_us"] is None or s["latency_p99_us"] is None: fail("ST row without latency or bound")
+if "reference" not in j or "goals" not in j: fail("no reference/goals block")
+print("ok: ST %.1f Mbit/s loss %s %%, probe %d/%d, p99 %.0f us (bound %.0f us); BE %.1f Mbit/s loss %.1f %%"
+      % (s["throughput_mbit_s"], s["loss_pct"], s["probe_received"], s["probe_sent"], s["latency_p99_us"], s["bound_us"],
+         b["throughput_mbit_s"], b["loss_pct"]))
+EOF
+echo "PASS: bench_tsn_smoke"
