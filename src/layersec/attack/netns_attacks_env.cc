@@ -6,6 +6,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
@@ -206,6 +207,40 @@ double rss_mib(pid_t pid) {
   const std::size_t at = status.find("VmRSS:");
   if (at == std::string::npos) return 0;
   return static_cast<double>(std::strtoull(status.c_str() + at + 6, nullptr, 10)) / 1024.0;
+}
+
+SoakLoad::SoakLoad(pid_t pid, double seconds)
+    : pid_(pid),
+      seconds_(seconds),
+      t0_(std::chrono::steady_clock::now()),
+      end_(t0_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds))),
+      next_sample_(t0_ + std::chrono::seconds(1)),
+      stopped_(end_),
+      rss_start_(rss_mib(pid)),
+      rss_max_(rss_start_) {}
+
+std::chrono::milliseconds SoakLoad::limit() const {
+  return std::chrono::milliseconds(static_cast<std::int64_t>(seconds_ * 1000) + 60000);
+}
+
+bool SoakLoad::over() {
+  const auto now = std::chrono::steady_clock::now();
+  if (now >= end_) {
+    if (stopped_ == end_) stopped_ = now;
+    return true;
+  }
+  if (now >= next_sample_) {
+    rss_max_ = std::max(rss_max_, rss_mib(pid_));
+    next_sample_ += std::chrono::seconds(1);
+  }
+  return false;
+}
+
+double SoakLoad::seconds_run() const { return std::chrono::duration<double>(stopped_ - t0_).count(); }
+
+void SoakLoad::finish() {
+  rss_end_ = rss_mib(pid_);
+  rss_max_ = std::max(rss_max_, rss_end_);
 }
 
 void kill_hard(net::ChildProcess& child) {

@@ -104,6 +104,37 @@ std::string read_log(const std::string& path);
 // Resident memory of process `pid` in MiB (VmRSS of /proc/PID/status; 0
 // when it is gone).
 double rss_mib(pid_t pid);
+
+// The clock and memory samples of a soak (N.soak) against process `pid`:
+// the load lasts `seconds` from construction; over() samples the RSS once a
+// second while it runs and notes when it first says the load is over;
+// finish() (once the receiver has drained) takes the last sample.
+class SoakLoad {
+ public:
+  SoakLoad(pid_t pid, double seconds);
+  // A bound for Mitm::run that the load's own end comes well before.
+  [[nodiscard]] std::chrono::milliseconds limit() const;
+  // True once the load time is over.
+  bool over();
+  // How long the load ran (until over() first returned true).
+  [[nodiscard]] double seconds_run() const;
+  // Samples the RSS a last time.
+  void finish();
+  [[nodiscard]] double rss_start() const { return rss_start_; }
+  [[nodiscard]] double rss_max() const { return rss_max_; }
+  [[nodiscard]] double rss_end() const { return rss_end_; }
+
+ private:
+  pid_t pid_;
+  double seconds_;
+  std::chrono::steady_clock::time_point t0_;
+  std::chrono::steady_clock::time_point end_;
+  std::chrono::steady_clock::time_point next_sample_;
+  std::chrono::steady_clock::time_point stopped_;
+  double rss_start_ = 0;
+  double rss_max_ = 0;
+  double rss_end_ = 0;
+};
 // SIGKILL, then reap (the restart class's crash).
 void kill_hard(net::ChildProcess& child);
 // Random bytes as lowercase hex (key material for the run's key files).

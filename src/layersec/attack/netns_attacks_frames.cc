@@ -135,6 +135,11 @@ const char* to_string(TamperRegion r) {
 
 void refresh(Frame& frame) { (void)net::refresh_checksums(frame); }
 
+void flip_bit_after_header(Frame& f, std::mt19937_64& rng) {
+  const std::uint64_t bit = rng() % ((f.size() - 14) * 8);
+  f[14 + bit / 8] ^= static_cast<std::uint8_t>(1u << (bit % 8));
+}
+
 bool tamper_notification(Frame& f, TamperRegion region, std::size_t auth_length, std::mt19937_64& rng) {
   const auto n = locate_notification(f);
   if (!n || n->payload_length <= auth_length) return false;

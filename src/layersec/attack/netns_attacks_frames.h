@@ -50,6 +50,10 @@ Frame sequenced_payload(std::uint32_t seq, std::size_t size);
 // `auth_length`-byte SecOC trailer) is `size` bytes.
 std::optional<std::uint32_t> notification_sequence(const Frame& frame);
 
+// Flips one bit (chosen by `rng`) after the Ethernet header (the receiver's
+// socket must still take the frame); the frame is longer than 14 bytes.
+void flip_bit_after_header(Frame& frame, std::mt19937_64& rng);
+
 // Which part of a notification a bit flip hits.
 enum class TamperRegion : std::uint8_t { kHeader, kPayload, kAuth };
 const char* to_string(TamperRegion r);

@@ -349,8 +349,7 @@ class MacsecRun {
         [&](Frame& f, bool from_a) {
           if (!from_a || !is_macsec(f) || sent >= options_.attempts) return true;
           if (seen++ % 2 == 1) return true;
-          const std::uint64_t bit = rng_() % ((f.size() - 14) * 8);
-          f[14 + bit / 8] ^= static_cast<std::uint8_t>(1u << (bit % 8));
+          flip_bit_after_header(f, rng_);
           ++sent;
           return true;
         },
@@ -381,21 +380,10 @@ class MacsecRun {
     }, [&] { return recorded.size() >= 256; });
     if (recorded.empty()) throw std::runtime_error("no MACsec frame to record for the soak");
     Phase p = begin();
-    const pid_t pid = link_b_->pid();
-    const double rss_start = rss_mib(pid);
-    double rss_max = rss_start;
+    SoakLoad load(link_b_->pid(), soak_seconds_);
     std::uint64_t sent = 0;
-    const auto t0 = std::chrono::steady_clock::now();
-    const auto end = t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                              std::chrono::duration<double>(soak_seconds_));
-    auto next_sample = t0 + std::chrono::seconds(1);
-    forward(milliseconds(static_cast<std::int64_t>(soak_seconds_ * 1000) + 60000), {}, [&] {
-      const auto now = std::chrono::steady_clock::now();
-      if (now >= end) return true;
-      if (now >= next_sample) {
-        rss_max = std::max(rss_max, rss_mib(pid));
-        next_sample += std::chrono::seconds(1);
-      }
+    forward(load.limit(), {}, [&] {
+      if (load.over()) return true;
       for (int i = 0; i < 64; ++i, ++sent) {
         if (sent % 3 == 2) {
           mitm_->inject(plain_frame(sent), true);
@@ -403,18 +391,16 @@ class MacsecRun {
         }
         Frame f = recorded[sent % recorded.size()];
         if (sent % 3 == 1) {
-          const std::uint64_t bit = rng_() % ((f.size() - 14) * 8);
-          f[14 + bit / 8] ^= static_cast<std::uint8_t>(1u << (bit % 8));
+          flip_bit_after_header(f, rng_);
         }
         mitm_->inject(f, true);
       }
       return false;
     });
-    const double load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double load_s = load.seconds_run();
     const std::uint32_t load_end_seq = next_seq_;
     settle();
-    const double rss_end = rss_mib(pid);
-    rss_max = std::max(rss_max, rss_end);
+    load.finish();
     std::uint64_t lost_load = 0;
     for (std::uint32_t q = p.first_seq; q < load_end_seq; ++q) lost_load += seen_.count(q) == 0 ? 1 : 0;
     // After the load.
@@ -431,7 +417,7 @@ class MacsecRun {
                   "%.0f s of replays, bit flips and plain frames at %.0f frames/s beside 1,000 legitimate/s; B's RSS "
                   "start/max/end %.1f/%.1f/%.1f MiB; legitimate lost under the load %llu; after the load %llu/%llu "
                   "delivered",
-                  load_s, static_cast<double>(sent) / load_s, rss_start, rss_max, rss_end,
+                  load_s, static_cast<double>(sent) / load_s, load.rss_start(), load.rss_max(), load.rss_end(),
                   static_cast<unsigned long long>(lost_load), static_cast<unsigned long long>(after_ok),
                   static_cast<unsigned long long>(after_n));
     const std::uint64_t accepted = (duplicates_ - p.duplicates_before) + (corrupt_ - p.corrupt_before) +

@@ -43,19 +43,25 @@ const std::string kConfiguration = "netns-sv-62351-hmac-sha256";
 
 bool is_sv(const Frame& f) { return f.size() > 26 && ((f[12] << 8) | f[13]) == kSvType; }
 
-// The last line of a subscriber log whose "type" is "final".
-json final_line(const std::string& log) {
+// The JSON lines of a subscriber log whose "type" is `type`, in order.
+std::vector<json> lines_of_type(const std::string& log, const char* type) {
   const std::string text = read_log(log);
-  json last = json::object();
+  std::vector<json> out;
   std::size_t start = 0;
   while (start < text.size()) {
     std::size_t end = text.find('\n', start);
     if (end == std::string::npos) end = text.size();
     json j = json::parse(text.substr(start, end - start), nullptr, false);
-    if (!j.is_discarded() && j.is_object() && j.value("type", "") == "final") last = j;
+    if (!j.is_discarded() && j.is_object() && j.value("type", "") == type) out.push_back(std::move(j));
     start = end + 1;
   }
-  return last;
+  return out;
+}
+
+// The last "final" line of a subscriber log (an empty object when none).
+json final_line(const std::string& log) {
+  auto lines = lines_of_type(log, "final");
+  return lines.empty() ? json::object() : std::move(lines.back());
 }
 
 bool log_has_ready(const std::string& log) { return read_log(log).find("\"type\":\"ready\"") != std::string::npos; }
@@ -176,6 +182,15 @@ class SvRun {
     return row;
   }
 
+  // Replaces the last 32 bytes (the HMAC-SHA256 tag) of a frame longer than
+  // 60 bytes with random ones; returns where they start (the frame's size
+  // when it is too short to have them).
+  std::size_t randomise_tag(Frame& f) {
+    const std::size_t tag = f.size() > 60 ? f.size() - 32 : f.size();
+    for (std::size_t i = tag; i < f.size(); ++i) f[i] = static_cast<std::uint8_t>(rng_());
+    return tag;
+  }
+
   milliseconds budget() const { return milliseconds(20000 + options_.attempts * 10); }
 
   // Every genuine frame re-sent right after it, and once more 250 frames
@@ -224,8 +239,7 @@ class SvRun {
         budget(),
         [&](Frame& f) {
           if (sent >= options_.attempts || seen++ % 2 == 1) return true;
-          const std::uint64_t bit = rng_() % ((f.size() - 14) * 8);
-          f[14 + bit / 8] ^= static_cast<std::uint8_t>(1u << (bit % 8));
+          flip_bit_after_header(f, rng_);
           ++sent;
           return true;
         },
@@ -255,8 +269,7 @@ class SvRun {
           if (t - last < std::chrono::microseconds(500)) return false;  // 2,000 forgeries/s
           last = t;
           Frame f = *model;
-          const std::size_t tag = f.size() > 60 ? f.size() - 32 : f.size();
-          for (std::size_t i = tag; i < f.size(); ++i) f[i] = static_cast<std::uint8_t>(rng_());
+          const std::size_t tag = randomise_tag(f);
           for (int k = 0; k < 4 && tag > 40; ++k) f[40 + rng_() % (tag - 40)] = static_cast<std::uint8_t>(rng_());
           mitm_->inject(f, true);
           ++sent;
@@ -320,18 +333,9 @@ class SvRun {
 
   // The subscriber's stats lines so far.
   std::vector<json> stats() const {
-    const std::string text = read_log(log_);
     std::vector<json> out;
-    std::size_t start = 0;
-    while (start < text.size()) {
-      std::size_t end = text.find('\n', start);
-      if (end == std::string::npos) end = text.size();
-      json j = json::parse(text.substr(start, end - start), nullptr, false);
-      if (!j.is_discarded() && j.is_object() && j.value("type", "") == "stats" && j.contains("streams") &&
-          j["streams"].is_array() && !j["streams"].empty())
-        out.push_back(std::move(j));
-      start = end + 1;
-    }
+    for (json& j : lines_of_type(log_, "stats"))
+      if (j.contains("streams") && j["streams"].is_array() && !j["streams"].empty()) out.push_back(std::move(j));
     return out;
   }
 
@@ -370,40 +374,26 @@ class SvRun {
       if (recorded.size() < 256) recorded.push_back(f);
       return true;
     }, [&] { return recorded.size() >= 256; });
-    const pid_t pid = sub_->pid();
-    const double rss_start = rss_mib(pid);
-    double rss_max = rss_start;
+    SoakLoad load(sub_->pid(), seconds);
     std::uint64_t sent = 0;
-    const auto t0 = std::chrono::steady_clock::now();
-    const auto end = t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                              std::chrono::duration<double>(seconds));
-    auto next_sample = t0 + std::chrono::seconds(1);
-    forward(milliseconds(static_cast<std::int64_t>(seconds * 1000) + 60000), {}, [&] {
-      const auto now = std::chrono::steady_clock::now();
-      if (now >= end) return true;
-      if (now >= next_sample) {
-        rss_max = std::max(rss_max, rss_mib(pid));
-        next_sample += std::chrono::seconds(1);
-      }
+    forward(load.limit(), {}, [&] {
+      if (load.over()) return true;
       for (int i = 0; i < 64; ++i, ++sent) {
         Frame f = recorded[sent % recorded.size()];
         if (sent % 3 == 1) {
-          const std::uint64_t bit = rng_() % ((f.size() - 14) * 8);
-          f[14 + bit / 8] ^= static_cast<std::uint8_t>(1u << (bit % 8));
+          flip_bit_after_header(f, rng_);
         } else if (sent % 3 == 2) {
-          for (std::size_t k = f.size() > 60 ? f.size() - 32 : f.size(); k < f.size(); ++k)
-            f[k] = static_cast<std::uint8_t>(rng_());
+          randomise_tag(f);
         }
         mitm_->inject(f, true);
       }
       return false;
     });
-    const double load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double load_s = load.seconds_run();
     const std::uint64_t untouched_load = untouched_;
     quiet();
     const std::uint64_t delivered_load = last_stats_delivered() - baseline_;
-    const double rss_end = rss_mib(pid);
-    rss_max = std::max(rss_max, rss_end);
+    load.finish();
     // After the load: the live stream alone for a second.
     const auto after_end = std::chrono::steady_clock::now() + milliseconds(1000);
     forward(milliseconds(2000), {}, [&] { return std::chrono::steady_clock::now() >= after_end; });
@@ -416,7 +406,7 @@ class SvRun {
                   "%.0f s of replays, bit flips and forgeries at %.0f frames/s beside the 4000/s stream; subscriber "
                   "RSS start/max/end %.1f/%.1f/%.1f MiB; genuine frames lost under the load %llu (socket drops "
                   "%llu); after the load %llu/%llu delivered",
-                  load_s, static_cast<double>(sent) / load_s, rss_start, rss_max, rss_end,
+                  load_s, static_cast<double>(sent) / load_s, load.rss_start(), load.rss_max(), load.rss_end(),
                   static_cast<unsigned long long>(untouched_load > delivered_load ? untouched_load - delivered_load : 0),
                   static_cast<unsigned long long>(fin.value("socket_drops", std::uint64_t{0})),
                   static_cast<unsigned long long>(delivered_after), static_cast<unsigned long long>(untouched_after));

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "layersec/base/file.h"
@@ -97,27 +98,65 @@ void write_file(const std::string& path, const std::string& text) {
   f.close();
 }
 
+constexpr const char* kCairoTerminal = "set terminal pngcairo size 900,600 noenhanced font ',10'";
+
+// gnuplot on PATH and `dir`/plot-data created; otherwise nullopt with
+// outcome.message saying why (`what`: what is skipped).
+std::optional<std::string> prepare_plot_dir(const std::string& dir, const std::string& what, PlotOutcome& outcome) {
+  const auto gnuplot = find_program("gnuplot");
+  if (!gnuplot) {
+    outcome.message = "gnuplot not found on PATH: " + what + " skipped (install gnuplot-nox, scripts/install-deps.sh)";
+    return std::nullopt;
+  }
+  outcome.gnuplot_found = true;
+  const std::filesystem::path data = std::filesystem::path(dir) / "plot-data";
+  std::error_code ec;
+  std::filesystem::create_directories(data, ec);
+  if (ec) {
+    outcome.message = "cannot create " + data.string() + ": " + ec.message();
+    return std::nullopt;
+  }
+  return gnuplot;
+}
+
+// Writes the gnuplot script and runs it, output to `log`; a script that
+// fails is run again with the plain png terminal (gnuplot built without
+// cairo). The exit status, or nullopt with outcome.message set when the
+// script cannot be written.
+std::optional<int> run_gnuplot(const std::string& gnuplot, const std::string& script, std::string text,
+                               const std::string& log, PlotOutcome& outcome) {
+  try {
+    write_file(script, text);
+  } catch (const FileError& e) {
+    outcome.message = std::string("cannot write ") + e.what();
+    return std::nullopt;
+  }
+  int rc = run_program({gnuplot, script}, log);
+  if (rc != 0) {
+    const std::string from = kCairoTerminal;
+    if (auto pos = text.find(from); pos != std::string::npos) text.replace(pos, from.size(), "set terminal png size 900,600");
+    try {
+      write_file(script, text);
+    } catch (const FileError& e) {
+      outcome.message = std::string("cannot write ") + e.what();
+      return std::nullopt;
+    }
+    rc = run_program({gnuplot, script}, log);
+  }
+  return rc;
+}
+
 }  // namespace
 
 PlotOutcome write_plots(const std::string& dir, const std::vector<ScenarioResult>& rows) {
   PlotOutcome outcome;
-  const auto gnuplot = find_program("gnuplot");
-  if (!gnuplot) {
-    outcome.message = "gnuplot not found on PATH: plots skipped (install gnuplot-nox, scripts/install-deps.sh)";
-    return outcome;
-  }
-  outcome.gnuplot_found = true;
+  const auto gnuplot = prepare_plot_dir(dir, "plots", outcome);
+  if (!gnuplot) return outcome;
   namespace fs = std::filesystem;
   const fs::path base(dir);
   const fs::path data = base / "plot-data";
-  std::error_code ec;
-  fs::create_directories(data, ec);
-  if (ec) {
-    outcome.message = "cannot create " + data.string() + ": " + ec.message();
-    return outcome;
-  }
   std::ostringstream gp;
-  gp << "set terminal pngcairo size 900,600 noenhanced font ',10'\n"
+  gp << kCairoTerminal << "\n"
      << "set grid\nset key bottom right\n";
   // If pngcairo is missing, the plain png terminal is the fallback.
   std::ostringstream gp_png;
@@ -215,26 +254,14 @@ PlotOutcome write_plots(const std::string& dir, const std::vector<ScenarioResult
   const fs::path script = base / "plots.gp";
   try {
     for (const auto& [path, text] : files) write_file(path, text);
-    write_file(script.string(), gp.str());
   } catch (const FileError& e) {
     outcome.message = std::string("cannot write ") + e.what();
     return outcome;
   }
   const fs::path log = base / "plot-data" / "gnuplot.log";
-  int rc = run_program({*gnuplot, script.string()}, log.string());
-  if (rc != 0) {
-    // Retry with the plain png terminal (gnuplot built without cairo).
-    std::string s = gp.str();
-    const std::string from = "set terminal pngcairo size 900,600 noenhanced font ',10'";
-    if (auto pos = s.find(from); pos != std::string::npos) s.replace(pos, from.size(), "set terminal png size 900,600");
-    try {
-      write_file(script.string(), s);
-    } catch (const FileError& e) {
-      outcome.message = std::string("cannot write ") + e.what();
-      return outcome;
-    }
-    rc = run_program({*gnuplot, script.string()}, log.string());
-  }
+  const auto ran = run_gnuplot(*gnuplot, script.string(), gp.str(), log.string(), outcome);
+  if (!ran) return outcome;
+  const int rc = *ran;
   for (const auto& p : pngs) {
     if (is_png(p)) outcome.files.push_back(p);
   }
@@ -246,21 +273,11 @@ PlotOutcome write_plots(const std::string& dir, const std::vector<ScenarioResult
 
 PlotOutcome write_zonal_plot(const std::string& dir, const ZonalReport& report) {
   PlotOutcome outcome;
-  const auto gnuplot = find_program("gnuplot");
-  if (!gnuplot) {
-    outcome.message = "gnuplot not found on PATH: zonal plot skipped (install gnuplot-nox, scripts/install-deps.sh)";
-    return outcome;
-  }
-  outcome.gnuplot_found = true;
+  const auto gnuplot = prepare_plot_dir(dir, "zonal plot", outcome);
+  if (!gnuplot) return outcome;
   namespace fs = std::filesystem;
   const fs::path base(dir);
   const fs::path data = base / "plot-data";
-  std::error_code ec;
-  fs::create_directories(data, ec);
-  if (ec) {
-    outcome.message = "cannot create " + data.string() + ": " + ec.message();
-    return outcome;
-  }
   // One line per hop count: max and p99 of on, strict, fifo, then the bounds.
   std::map<int, std::map<ZonalShaper, const ZonalRow*>> by_hops;
   for (const auto& r : report.rows) by_hops[r.hops][r.shaper] = &r;
@@ -292,7 +309,7 @@ PlotOutcome write_zonal_plot(const std::string& dir, const ZonalReport& report) 
   const std::string png = (base / "zonal.png").string();
   const auto& o = report.options;
   std::ostringstream gp;
-  gp << "set terminal pngcairo size 900,600 noenhanced font ',10'\n"
+  gp << kCairoTerminal << "\n"
      << "set output " << gp_quote(png) << "\n"
      << "set title " << gp_quote("Zonal network (sim): farthest ECU's ST latency, " + std::to_string(o.port_bps / 1'000'000) +
                                  " Mbit/s backbone, " + std::to_string(static_cast<int>(o.be_load_pct)) + " % camera load")
@@ -309,25 +326,14 @@ PlotOutcome write_zonal_plot(const std::string& dir, const ZonalReport& report) 
   const fs::path script = base / "zonal.gp";
   try {
     write_file(f.string(), dat.str());
-    write_file(script.string(), gp.str());
   } catch (const FileError& e) {
     outcome.message = std::string("cannot write ") + e.what();
     return outcome;
   }
   const fs::path log = data / "gnuplot_zonal.log";
-  int rc = run_program({*gnuplot, script.string()}, log.string());
-  if (rc != 0) {
-    std::string s = gp.str();
-    const std::string from = "set terminal pngcairo size 900,600 noenhanced font ',10'";
-    if (auto pos = s.find(from); pos != std::string::npos) s.replace(pos, from.size(), "set terminal png size 900,600");
-    try {
-      write_file(script.string(), s);
-    } catch (const FileError& e) {
-      outcome.message = std::string("cannot write ") + e.what();
-      return outcome;
-    }
-    rc = run_program({*gnuplot, script.string()}, log.string());
-  }
+  const auto ran = run_gnuplot(*gnuplot, script.string(), gp.str(), log.string(), outcome);
+  if (!ran) return outcome;
+  const int rc = *ran;
   if (is_png(png)) outcome.files.push_back(png);
   if (rc != 0) outcome.message = "gnuplot failed (exit " + std::to_string(rc) + "), see " + log.string();
   return outcome;

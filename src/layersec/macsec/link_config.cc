@@ -8,39 +8,18 @@
 #include "layersec/base/file.h"
 #include "layersec/base/keyfile.h"
 #include "layersec/crypto/kdf.h"
+#include "layersec/macsec/link_config_json.h"
 
 namespace layersec::macsec {
 namespace {
 
 using nlohmann::json;
 
-[[noreturn]] void fail(const std::string& pointer, const std::string& what) {
-  throw LinkConfigError((pointer.empty() ? std::string("/") : pointer) + ": " + what);
-}
-
-std::string child(const std::string& pointer, const std::string& key) { return pointer + "/" + key; }
-std::string child(const std::string& pointer, std::size_t index) {
-  return pointer + "/" + std::to_string(index);
-}
-
-void check_members(const json& obj, const std::string& pointer, const std::set<std::string>& allowed) {
-  if (!obj.is_object()) fail(pointer, "expected an object");
-  for (const auto& [key, value] : obj.items()) {
-    if (allowed.count(key) == 0) fail(child(pointer, key), "unknown member");
-  }
-}
-
-const json* find(const json& obj, const char* key) {
-  auto it = obj.find(key);
-  return it == obj.end() ? nullptr : &*it;
-}
-
-bool get_bool(const json& obj, const std::string& pointer, const char* key, bool def) {
-  const json* v = find(obj, key);
-  if (v == nullptr) return def;
-  if (!v->is_boolean()) fail(child(pointer, key), "expected true or false");
-  return v->get<bool>();
-}
+using config_json::check_members;
+using config_json::child;
+using config_json::fail;
+using config_json::find;
+using config_json::get_bool;
 
 std::uint64_t get_uint(const json& obj, const std::string& pointer, const char* key, std::uint64_t def,
                        std::uint64_t max, bool required = false) {

@@ -5,6 +5,7 @@
 
 #include "layersec/base/file.h"
 #include "layersec/macsec/link_config.h"
+#include "layersec/macsec/link_config_json.h"
 #include "layersec/net/frame.h"
 
 namespace layersec::macsec {
@@ -12,23 +13,11 @@ namespace {
 
 using nlohmann::json;
 
-[[noreturn]] void fail(const std::string& pointer, const std::string& what) {
-  throw LinkConfigError((pointer.empty() ? std::string("/") : pointer) + ": " + what);
-}
-
-std::string child(const std::string& p, const std::string& key) { return p + "/" + key; }
-
-void check_members(const json& obj, const std::string& pointer, const std::set<std::string>& allowed) {
-  if (!obj.is_object()) fail(pointer, "expected an object");
-  for (const auto& [key, value] : obj.items()) {
-    if (allowed.count(key) == 0) fail(child(pointer, key), "unknown member");
-  }
-}
-
-const json* find(const json& obj, const char* key) {
-  auto it = obj.find(key);
-  return it == obj.end() ? nullptr : &*it;
-}
+using config_json::check_members;
+using config_json::child;
+using config_json::fail;
+using config_json::find;
+using config_json::get_bool;
 
 // An integer in [lo, hi]; `def` when absent (or "required").
 std::optional<std::int64_t> get_int(const json& obj, const std::string& pointer, const char* key, std::int64_t lo,
@@ -45,13 +34,6 @@ std::optional<std::int64_t> get_int(const json& obj, const std::string& pointer,
   const auto x = v->get<std::int64_t>();
   if (x < lo || x > hi) fail(child(pointer, key), "must be in " + std::to_string(lo) + ".." + std::to_string(hi));
   return x;
-}
-
-bool get_bool(const json& obj, const std::string& pointer, const char* key, bool def) {
-  const json* v = find(obj, key);
-  if (v == nullptr) return def;
-  if (!v->is_boolean()) fail(child(pointer, key), "expected true or false");
-  return v->get<bool>();
 }
 
 std::optional<std::string> get_string(const json& obj, const std::string& pointer, const char* key) {
