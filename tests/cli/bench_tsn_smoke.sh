@@ -2,7 +2,12 @@
 # Smoke test of `layersec bench tsn`: one short run at an emulated 100 Mbit/s
 # port with the shaper and MACsec (ST iperf3 UDP, BE iperf3 UDP saturating the
 # port, the ST latency probe). Asserts that the ST and BE rows exist with
-# every field the JSON promises, and that ST lost nothing (iperf3 and probe).
+# every field the JSON promises, that both classes carried traffic and that at
+# least 90 % of the ST probe arrived. ST loss is reported (a measurement on a
+# shared machine; the goal, 0, is in the bench's goals block). A sanitizer
+# build (make test-asan) runs the user-space links several times slower than
+# the port they emulate, so there the probe share is reported, not asserted
+# (as tests/cli/sv_netns.sh does for its rates).
 # Root and iperf3 only: exits 77 with the reason otherwise.
 # Usage: bash tests/cli/bench_tsn_smoke.sh /path/to/layersec
 set -euo pipefail
@@ -13,13 +18,16 @@ for tool in ip iperf3 /usr/bin/python3; do
   command -v "$tool" >/dev/null 2>&1 || { echo "SKIP: $tool is not installed"; exit 77; }
 done
 [[ -c /dev/net/tun ]] || { echo "SKIP: no /dev/net/tun"; exit 77; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib/sanitizer.sh"
+sanitized=0
+if sanitizer_build "$layersec"; then sanitized=1; fi
 
 work="$(mktemp -d /tmp/bench_tsn_smoke.XXXXXX)"
 trap 'rm -rf "$work"' EXIT
 "$layersec" bench tsn --ports 100 --macsec on --shaper on --be udp --seconds 2 --json "$work/tsn.json" \
   >"$work/out.txt" 2>&1 || { cat "$work/out.txt"; echo "FAIL: layersec bench tsn exited with an error"; exit 1; }
 cat "$work/out.txt"
-/usr/bin/python3 - "$work/tsn.json" <<'EOF'
+/usr/bin/python3 - "$work/tsn.json" "$sanitized" <<'EOF'
 import json, sys
 j = json.load(open(sys.argv[1]))
 rows = j["rows"]
@@ -37,8 +45,12 @@ s, b = st[0], be[0]
 if not (s["macsec"] and s["shaper"] and s["port_mbit_s"] == 100): fail("ST row is not the MACsec+shaper 100 Mbit/s run")
 # Loss is a measurement on a shared machine (the goal, 0, is in the
 # bench's goals block): the smoke run reports it and needs the probe through.
-if s["probe_sent"] < 100 or s["probe_received"] < 0.9 * s["probe_sent"]:
+sanitized = sys.argv[2] == "1"
+if s["probe_sent"] < 100 or s["probe_received"] == 0:
     fail("ST probe %d of %d received" % (s["probe_received"], s["probe_sent"]))
+if s["probe_received"] < 0.9 * s["probe_sent"]:
+    if not sanitized: fail("ST probe %d of %d received" % (s["probe_received"], s["probe_sent"]))
+    print("note: sanitizer build: ST probe %d of %d received (not asserted)" % (s["probe_received"], s["probe_sent"]))
 if s["throughput_mbit_s"] <= 0 or b["throughput_mbit_s"] <= 0: fail("a class carried nothing")
 if s["bound_us"] is None or s["latency_p99_us"] is None: fail("ST row without latency or bound")
 if "reference" not in j or "goals" not in j: fail("no reference/goals block")
