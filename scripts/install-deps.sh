@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake ninja-build pkg-config git clang-14 lld-14 libclang-rt-14-dev
+  build-essential cmake ninja-build pkg-config git clang-14 lld-14 lld libclang-rt-14-dev
   libssl-dev libntru-0.5-dev nlohmann-json3-dev libcli11-dev libpcap-dev
   libgtest-dev libgmock-dev libbenchmark-dev libnl-3-dev libnl-genl-3-dev libnl-route-3-dev
   python3 python3-scapy tshark gnuplot-nox iproute2 iperf3 valgrind
