@@ -269,11 +269,10 @@ enum class MkpduError : std::uint8_t {
   kTrailingBytes,           // octets after the EAPOL body
   kBadMkpduLength,          // EAPOL body < 32 octets or not a multiple of 4 (§11.11.2 b, c)
   kBadMkaVersion,           // MKA version 0
-  kBadBasicSetLength,       // basic set body < 28 octets, or body + padding does not fit before the ICV
+  kBadBasicSetLength,       // basic set body < 28 octets, or body + padding runs past the EAPOL body
   kBadCknLength,            // CKN (basic set body - 28) 0 or more than 32 octets (§11.11.2 d)
   kWrongAlgorithmAgility,   // not 00-80-C2-01 (§11.11.2 g)
-  kTruncatedSetHeader,      // fewer than 4 octets left for a set header before the ICV
-  kBadSetLength,            // a set body + padding runs into the ICV
+  kBadSetLength,            // a set body + padding runs past the EAPOL body
   kBadPadding,              // a padding octet is not zero
   kDuplicateSet,            // a known set type appears twice
   kBadPeerListLength,       // peer list body not a multiple of 16
@@ -284,7 +283,7 @@ enum class MkpduError : std::uint8_t {
   kBadAnnouncementTlv,      // a TLV runs past the set, or a cipher suite TLV not 10·n octets
   kBadXpnLength,            // XPN body not 8
   kBadIcvIndicator,         // ICV indicator body not 16, or not directly before the ICV
-  kMissingIcv,              // no room for the 16-octet ICV after the sets
+  kMissingIcv,              // a set (basic or other) ends inside the last 16 octets: no room for the ICV
   // Encode only:
   kBadField,                // a value out of range (AN > 3, capability > 3, TLV type > 127, ...)
   kSetTooLong,              // a set body beyond 4095 octets, or the EAPOL body beyond 65535
