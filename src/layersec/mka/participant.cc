@@ -422,7 +422,8 @@ void Participant::make_live(const MemberId& mi, TimePoint now, Output& out) {
 }
 
 void Participant::note_peer_pns(const Peer& p) {
-  if (!key_server_.elected() || !p.sak_use || !p.sak_use->has_keys) return;
+  // While a new SAK is on its way the old one's PN is moot.
+  if (!key_server_.elected() || !p.sak_use || !p.sak_use->has_keys || sak_.state() == SakState::kReceiving) return;
   const InstalledSak* tx = sak_.transmitting();
   if (tx == nullptr) return;
   const SakUse& su = *p.sak_use;

@@ -301,7 +301,11 @@ TEST(MkaParticipantInput, CipherSuiteMismatchNeverInstalls) {
   s.start(b);
   s.run_until(at_ms(10000));
   EXPECT_GE(s.p(b).stats().drop(DropReason::kCipherSuiteMismatch), 1u);
-  EXPECT_TRUE(s.secy(b).calls.empty());
+  // Its MKPDUs carry a SAK we cannot use, so they are dropped whole and it
+  // never stays live: nothing is ever installed.
+  EXPECT_TRUE(s.secy(b).rx.empty());
+  EXPECT_TRUE(s.secy(b).tx.empty());
+  for (const auto& c : s.secy(b).calls) EXPECT_EQ(c.type, SaActionType::kRemoveRxSc);
 }
 
 // ---- wpa_supplicant 2.10 (../shared/vectors/mka/mka_vectors.json): peer A
