@@ -496,6 +496,8 @@ Participant::Election Participant::elect(const MemberId* sender, const BasicPara
     if (sender != nullptr && p.mi == *sender) {
       sender_seen = true;
       consider(sender_live, basic->key_server, basic->key_server_priority, basic->sci, &p.mi);
+    } else if (sender != nullptr && sender_live && p.sci == basic->sci) {
+      continue;  // the sender going live supersedes it (make_live)
     } else {
       consider(p.live, p.key_server_flag, p.priority, p.sci, &p.mi);
     }

@@ -388,6 +388,30 @@ TEST(MkaParticipant, KillAndRestartIsANewMemberAndTheOldMiGoes) {
   EXPECT_EQ(expect_converged(s), after);
 }
 
+TEST(MkaParticipant, RestartedKeyServerTakesOverAgainWithANewSak) {
+  Sim s;
+  const auto z = s.add("zonal", sci_of(0x10), 1);
+  const auto e1 = s.add("ecu1", sci_of(0x21), kNeverKeyServer);
+  const auto e2 = s.add("ecu2", sci_of(0x22), kNeverKeyServer);
+  for (const auto i : {z, e1, e2}) s.start(i);
+  s.run_until(at_ms(5000));
+  const std::string before = expect_converged(s);
+  const std::uint8_t old_an = *s.secy(e1).encoding;
+  s.kill(z);
+  s.run_until(at_ms(5200));
+  s.restart(z);
+  s.run_until(at_ms(12000));
+  for (const auto i : {e1, e2}) {
+    EXPECT_EQ(s.p(i).key_server_sci(), sci_of(0x10));
+    EXPECT_EQ(s.last_event(i, EventType::kPeerLost)->loss, PeerLossReason::kSuperseded);
+  }
+  const std::string after = expect_converged(s);
+  EXPECT_NE(after, before);
+  // The new key server knew nothing, yet chose an AN the CA was not using.
+  EXPECT_NE(*s.secy(z).encoding, old_an);
+  EXPECT_EQ(s.nodes[e1].data_lost + s.nodes[e2].data_lost, 0u);
+}
+
 TEST(MkaParticipant, XpnGivesEveryTransmitterItsOwnSsciAndOneSalt) {
   Sim s;
   auto xpn = [](ParticipantConfig& c) { c.cipher_suite = CipherSuite::kGcmAesXpn128; };
