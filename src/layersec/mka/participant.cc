@@ -240,7 +240,17 @@ Output Participant::on_mkpdu(ByteSpan frame, TimePoint now) {
         return drop(std::move(out), DropReason::kUnwrapFailed);
       }
       accepted = AcceptedSak{std::move(*sak), ki, ds.distributed_an,
-                             static_cast<ConfidentialityOffset>(ds.confidentiality_offset & 0x03)};
+                             static_cast<ConfidentialityOffset>(ds.confidentiality_offset & 0x03), {}};
+      if (is_xpn(config_.cipher_suite)) {
+        // The SSCIs follow the key server's member list, the same for every
+        // member; without all of its SCIs we wait for the next copy.
+        if (auto members = xpn_members(m)) {
+          accepted->member_scis = std::move(*members);
+        } else {
+          ++stats_.xpn_saks_deferred;
+          accepted.reset();
+        }
+      }
     }
   }
 
@@ -436,10 +446,11 @@ void Participant::note_peer_pns(const Peer& p) {
   if (ki_of(su.old) == tx->ki) key_server_.on_pn(full(su.old.lowest_acceptable_pn, false));
 }
 
-bool Participant::all_live_peers(bool transmit, const KeyIdentifier& ki) const {
+bool Participant::all_live_peers(bool transmit, const KeyIdentifier& ki, const std::vector<MemberId>* only) const {
   bool any = false;
   for (const auto& p : peers_) {
     if (!p.live) continue;
+    if (only != nullptr && std::find(only->begin(), only->end(), p.mi) == only->end()) continue;
     any = true;
     if (!p.sak_use || !uses(*p.sak_use, transmit, ki)) return false;
   }
@@ -552,7 +563,8 @@ bool Participant::step_once(TimePoint now, Output& out) {
     }
     if (st == SakState::kReceiving) {
       const InstalledSak* l = sak_.latest();
-      if (all_live_peers(false, l->ki) || now >= sak_.receiving_since() + config_.transmit_delay) {
+      const std::vector<MemberId>* only = l->ki.mi == mi_ ? xpn_distribution_members() : nullptr;
+      if (all_live_peers(false, l->ki, only) || now >= sak_.receiving_since() + config_.transmit_delay) {
         if (!sak_.transmit(now, out)) {
           ++stats_.secy_errors;
           return false;
@@ -582,7 +594,9 @@ bool Participant::step_once(TimePoint now, Output& out) {
     const InstalledSak* l = sak_.latest();
     bool retire = now >= sak_.transmitting_since() + config_.retire_time;
     if (!retire) {
-      if (all_live_peers(true, l->ki)) {
+      const std::vector<MemberId>* only =
+          key_server_.elected() && l->ki.mi == mi_ ? xpn_distribution_members() : nullptr;
+      if (all_live_peers(true, l->ki, only)) {
         if (!all_tx_since_) all_tx_since_ = now;
         retire = now >= *all_tx_since_ + config_.retire_grace;
       } else {
@@ -667,7 +681,7 @@ bool Participant::start_rekey(TimePoint now, Output& out) {
   e.rekey = g->reason;
   out.events.push_back(std::move(e));
   const RekeyReason reason = g->reason;
-  if (!sak_.receive(std::move(g->sak), g->ki, g->an, config_.confidentiality_offset, live_scis(), now, out)) {
+  if (!sak_.receive(std::move(g->sak), g->ki, g->an, config_.confidentiality_offset, live_scis(), {}, now, out)) {
     ++stats_.secy_errors;
     key_server_.abandon(reason);
     rekey_blocked_until_ = next_hello_;
@@ -686,7 +700,7 @@ void Participant::apply_sak(AcceptedSak s, TimePoint now, Output& out) {
     return;
   }
   const KeyIdentifier ki = s.ki;
-  if (!sak_.receive(std::move(s.sak), ki, s.an, s.offset, live_scis(), now, out)) {
+  if (!sak_.receive(std::move(s.sak), ki, s.an, s.offset, live_scis(), s.member_scis, now, out)) {
     ++stats_.secy_errors;  // the key server repeats the Distributed SAK: tried again then
     return;
   }
@@ -695,6 +709,30 @@ void Participant::apply_sak(AcceptedSak s, TimePoint now, Output& out) {
   ++stats_.saks_installed;
   all_tx_since_.reset();
   new_info_ = true;
+}
+
+std::optional<std::vector<std::uint64_t>> Participant::xpn_members(const Mkpdu& m) {
+  std::vector<std::uint64_t> scis{m.basic.sci};
+  bool self = false;
+  if (m.live_peers) {
+    for (const auto& e : m.live_peers->peers) {
+      if (e.mi == mi_) {
+        self = true;
+        scis.push_back(config_.sci);
+      } else if (const Peer* p = find_peer(e.mi); p != nullptr) {
+        scis.push_back(p->sci);
+      } else {
+        return std::nullopt;
+      }
+    }
+  }
+  if (!self) return std::nullopt;
+  return scis;
+}
+
+const std::vector<MemberId>* Participant::xpn_distribution_members() const {
+  if (!is_xpn(config_.cipher_suite) || !key_server_.elected()) return nullptr;
+  return &key_server_.members();
 }
 
 // ---------------------------------------------------------------- MKPDUs out
@@ -762,7 +800,21 @@ Mkpdu Participant::build_mkpdu(std::uint32_t mn) const {
       m.xpn = x;
     }
   }
-  if (const DistributedSak* ds = key_server_.distributing()) m.distributed_sak = *ds;
+  if (const DistributedSak* ds = key_server_.distributing()) {
+    // XPN: only while our live list is the SAK's member list, so that every
+    // member derives the same SSCIs from the MKPDU that brings the SAK.
+    bool same = true;
+    if (const auto* members = xpn_distribution_members()) {
+      const std::size_t live_count = m.live_peers ? m.live_peers->peers.size() : 0;
+      same = live_count == members->size();
+      for (const auto& mi : *members) {
+        same = same && m.live_peers &&
+               std::any_of(m.live_peers->peers.begin(), m.live_peers->peers.end(),
+                           [&](const PeerEntry& e) { return e.mi == mi; });
+      }
+    }
+    if (same) m.distributed_sak = *ds;
+  }
   return m;
 }
 

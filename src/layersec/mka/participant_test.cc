@@ -445,6 +445,60 @@ TEST(MkaParticipant, XpnGivesEveryTransmitterItsOwnSsciAndOneSalt) {
   EXPECT_EQ(s.total_lost(), 0u);
 }
 
+// A GCM nonce is (SSCI || PN) XOR salt: two transmitters with one SSCI under
+// one SAK would reuse nonces. Members join at different times (so their
+// live views differ while a SAK is distributed) and rekeys follow: under
+// every SAK, every transmitter has its own SSCI and every receiver uses it.
+TEST(MkaParticipant, XpnSscisNeverCollideWhileMembersJoin) {
+  Sim s;
+  auto xpn = [](ParticipantConfig& c) {
+    c.cipher_suite = CipherSuite::kGcmAesXpn128;
+    c.rekey_interval = Duration::seconds(7);
+  };
+  const auto z = s.add("zonal", sci_of(0x10), 1, xpn);
+  std::vector<std::size_t> ecus;
+  for (std::uint8_t i = 0; i < 4; ++i) ecus.push_back(s.add("ecu", sci_of(static_cast<std::uint8_t>(0x30 - i)), kNeverKeyServer, xpn));
+  s.start(z);
+  s.start(ecus[0]);
+  s.run_until(at_ms(3));  // z is distributing the first SAK
+  s.start(ecus[1]);
+  s.run_until(at_ms(4));
+  s.start(ecus[2]);
+  s.run_until(at_ms(2000));
+  s.start(ecus[3]);
+  s.run_until(at_ms(30000));
+  expect_converged(s);
+  EXPECT_EQ(s.total_lost(), 0u);
+  std::map<std::string, std::map<std::uint64_t, std::uint32_t>> tx_ssci;  // SAK -> SCI -> SSCI
+  for (std::size_t i = 0; i < s.nodes.size(); ++i) {
+    for (const auto& c : s.secy(i).calls) {
+      if (c.type != SaActionType::kInstallTxSa) continue;
+      auto [it, fresh] = tx_ssci[c.fingerprint].emplace(s.nodes[i].sci, c.ssci);
+      if (!fresh) {
+        EXPECT_EQ(it->second, c.ssci);
+      }
+    }
+  }
+  EXPECT_GE(tx_ssci.size(), 4u);
+  for (const auto& [fp, by_sci] : tx_ssci) {
+    std::set<std::uint32_t> seen;
+    for (const auto& [sci, ssci] : by_sci) {
+      EXPECT_NE(ssci, 0u);
+      EXPECT_TRUE(seen.insert(ssci).second) << "two transmitters with SSCI " << ssci;
+    }
+  }
+  for (std::size_t i = 0; i < s.nodes.size(); ++i) {
+    for (const auto& c : s.secy(i).calls) {
+      if (c.type != SaActionType::kInstallRxSa) continue;
+      const auto& by_sci = tx_ssci[c.fingerprint];
+      const auto it = by_sci.find(c.sci);
+      if (it != by_sci.end()) {
+        EXPECT_EQ(c.ssci, it->second) << s.nodes[i].name;
+      }
+    }
+  }
+}
+
 TEST(MkaParticipant, Gcm256WithConfidentialityOffset30) {
   Sim s;
   s.cak_len = 32;

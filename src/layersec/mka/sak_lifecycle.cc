@@ -43,14 +43,10 @@ SaMaterial SakLifecycle::material(const InstalledSak& k, std::uint32_t ssci) con
   return m;
 }
 
-// XPN: the peer's position among the SCIs that held the SAK when it was
-// installed; a peer that became live later is placed among them as if it
-// had been there (it gets a fresh SAK from the membership rekey soon).
+// XPN: the peer's position among the SAK's members; 0 (no receive SA) for
+// an SCI that is not one of them: it cannot hold this SAK consistently.
 std::uint32_t SakLifecycle::peer_ssci(const InstalledSak& k, std::uint64_t sci) const {
-  if (const std::uint32_t s = ssci_of(sci, k.member_scis); s != 0) return s;
-  std::vector<std::uint64_t> with = k.member_scis;
-  with.push_back(sci);
-  return ssci_of(sci, with);
+  return ssci_of(sci, k.member_scis);
 }
 
 void SakLifecycle::record(Output& out, SaActionType type, std::uint64_t sci, const InstalledSak* k,
@@ -82,6 +78,7 @@ void SakLifecycle::sak_event(Output& out, EventType type, const InstalledSak& k,
 }
 
 bool SakLifecycle::install_rx(InstalledSak& k, std::uint64_t sci, Output& out) {
+  if (is_xpn(suite_) && peer_ssci(k, sci) == 0) return true;  // not a holder of this SAK
   std::uint64_t lowest = 1;
   auto it = std::find_if(resume_.begin(), resume_.end(),
                          [&](const ResumePoint& r) { return r.sci == sci && r.ki == k.ki; });
@@ -119,8 +116,10 @@ void SakLifecycle::retire_key(InstalledSak& k, bool remove_tx, TimePoint now, Ou
 }
 
 bool SakLifecycle::receive(SecretBytes sak, const KeyIdentifier& ki, std::uint8_t an, ConfidentialityOffset offset,
-                           std::span<const std::uint64_t> peer_scis, TimePoint now, Output& out) {
+                           std::span<const std::uint64_t> peer_scis, std::span<const std::uint64_t> member_scis,
+                           TimePoint now, Output& out) {
   if (state_ == SakState::kTransmitting || an > 3 || sak.size() != sak_size(suite_)) return false;
+  if (is_xpn(suite_) && !member_scis.empty() && ssci_of(own_sci_, member_scis) == 0) return false;
   if (old_ && old_->an == an) return false;  // the AN of the SAK in use: never overwritten
   if (state_ == SakState::kReceiving && latest_) {
     // ABANDON (Figure 12-2): nobody transmits with the latest SAK yet.
@@ -135,9 +134,13 @@ bool SakLifecycle::receive(SecretBytes sak, const KeyIdentifier& ki, std::uint8_
   k.an = an;
   k.offset = offset;
   k.installed_at = now;
-  k.member_scis.reserve(peer_scis.size() + 1);
-  k.member_scis.push_back(own_sci_);
-  k.member_scis.insert(k.member_scis.end(), peer_scis.begin(), peer_scis.end());
+  if (!member_scis.empty()) {
+    k.member_scis.assign(member_scis.begin(), member_scis.end());
+  } else {
+    k.member_scis.reserve(peer_scis.size() + 1);
+    k.member_scis.push_back(own_sci_);
+    k.member_scis.insert(k.member_scis.end(), peer_scis.begin(), peer_scis.end());
+  }
 
   // Receive SAs first (make before break), then our transmit SA, unused.
   bool ok = true;
