@@ -99,11 +99,7 @@ Output Participant::stop(TimePoint now) {
   if (state_ == ParticipantState::kIdle) return out;
   for (const auto& p : peers_) {
     if (!p.live) continue;
-    Event e;
-    e.type = EventType::kPeerLost;
-    e.at = now;
-    e.sci = p.sci;
-    e.mi = p.mi;
+    Event e = make_event(EventType::kPeerLost, now, p.sci, p.mi);
     e.loss = PeerLossReason::kStopped;
     out.events.push_back(std::move(e));
   }
@@ -262,12 +258,7 @@ Output Participant::on_mkpdu(ByteSpan frame, TimePoint now) {
     p.mi = b.actor_mi;
     p.sci = b.sci;
     peers_.push_back(p);
-    Event e;
-    e.type = EventType::kPeerPotential;
-    e.at = now;
-    e.sci = b.sci;
-    e.mi = b.actor_mi;
-    out.events.push_back(std::move(e));
+    out.events.push_back(make_event(EventType::kPeerPotential, now, b.sci, b.actor_mi));
     new_info_ = true;
   }
   {
@@ -381,11 +372,7 @@ void Participant::lose_peer(std::size_t index, PeerLossReason why, TimePoint now
   const Peer p = peers_[index];
   peers_.erase(peers_.begin() + static_cast<std::ptrdiff_t>(index));
   ++stats_.peers_lost;
-  Event e;
-  e.type = EventType::kPeerLost;
-  e.at = now;
-  e.sci = p.sci;
-  e.mi = p.mi;
+  Event e = make_event(EventType::kPeerLost, now, p.sci, p.mi);
   e.loss = why;
   out.events.push_back(std::move(e));
   // Exclusion first: its frames are not accepted from here on.
@@ -409,12 +396,7 @@ void Participant::make_live(const MemberId& mi, TimePoint now, Output& out) {
   p->expires = now + config_.life_time;
   const std::uint64_t sci = p->sci;
   ++stats_.peers_live;
-  Event e;
-  e.type = EventType::kPeerLive;
-  e.at = now;
-  e.sci = sci;
-  e.mi = mi;
-  out.events.push_back(std::move(e));
+  out.events.push_back(make_event(EventType::kPeerLive, now, sci, mi));
   // The same SCI under an older MI: that member restarted. Its old MI goes
   // now (the receive SC stays: the SCI is live again).
   for (std::size_t i = 0; i < peers_.size();) {
@@ -465,10 +447,7 @@ void Participant::update_state() {
 void Participant::new_mi(TimePoint now, Output& out) {
   MemberId fresh{};
   if (!rng_.fill(fresh)) {
-    Event e;
-    e.type = EventType::kRandomFailure;
-    e.at = now;
-    out.events.push_back(std::move(e));
+    out.events.push_back(make_event(EventType::kRandomFailure, now));
     return;
   }
   mi_ = fresh;
@@ -476,12 +455,7 @@ void Participant::new_mi(TimePoint now, Output& out) {
   sent_.clear();
   key_server_.reset_numbering();
   ++stats_.mi_changes;
-  Event e;
-  e.type = EventType::kMiChanged;
-  e.at = now;
-  e.sci = config_.sci;
-  e.mi = mi_;
-  out.events.push_back(std::move(e));
+  out.events.push_back(make_event(EventType::kMiChanged, now, config_.sci, mi_));
   new_info_ = true;
 }
 
@@ -532,12 +506,7 @@ void Participant::run_election(TimePoint now, Output& out) {
   if (e.any == elected_.any && e.self == elected_.self && e.sci == elected_.sci && e.mi == elected_.mi) return;
   elected_ = e;
   new_info_ = true;
-  Event ev;
-  ev.type = e.any ? EventType::kKeyServerElected : EventType::kKeyServerNone;
-  ev.at = now;
-  ev.sci = e.sci;
-  ev.mi = e.mi;
-  out.events.push_back(std::move(ev));
+  out.events.push_back(make_event(e.any ? EventType::kKeyServerElected : EventType::kKeyServerNone, now, e.sci, e.mi));
   if (e.self) {
     key_server_.elect();
   } else {
@@ -661,20 +630,14 @@ bool Participant::start_rekey(TimePoint now, Output& out) {
     if (g.error() == KeyServerError::kKnExhausted) {
       new_mi(now, out);
     } else {
-      Event e;
-      e.type = EventType::kRandomFailure;
-      e.at = now;
-      out.events.push_back(std::move(e));
+      out.events.push_back(make_event(EventType::kRandomFailure, now));
     }
     rekey_blocked_until_ = next_hello_;  // try again with the next hello, not in a loop
     return false;
   }
   ++stats_.saks_generated;
   ++stats_.rekeys[static_cast<std::size_t>(g->reason)];
-  Event e;
-  e.type = EventType::kSakGenerated;
-  e.at = now;
-  e.sci = config_.sci;
+  Event e = make_event(EventType::kSakGenerated, now, config_.sci);
   e.ki = g->ki;
   e.an = g->an;
   e.sak_fingerprint = fingerprint(g->sak);
@@ -776,20 +739,16 @@ Mkpdu Participant::build_mkpdu(std::uint32_t mn) const {
     su.has_keys = true;
     const std::uint64_t llpn = lowest_acceptable_pn(latest);
     const std::uint64_t olpn = lowest_acceptable_pn(old);
-    if (latest != nullptr) {
-      su.latest_an = latest->an;
-      su.latest_tx = latest->tx;
-      su.latest_rx = latest->rx;
-      su.latest.key_server_mi = latest->ki.mi;
-      su.latest.kn = latest->ki.kn;
-    }
-    if (old != nullptr) {
-      su.old_an = old->an;
-      su.old_tx = old->tx;
-      su.old_rx = old->rx;
-      su.old.key_server_mi = old->ki.mi;
-      su.old.kn = old->ki.kn;
-    }
+    const auto slot = [](const InstalledSak* k, std::uint8_t& an, bool& tx, bool& rx, SakUseKey& key) {
+      if (k == nullptr) return;
+      an = k->an;
+      tx = k->tx;
+      rx = k->rx;
+      key.key_server_mi = k->ki.mi;
+      key.kn = k->ki.kn;
+    };
+    slot(latest, su.latest_an, su.latest_tx, su.latest_rx, su.latest);
+    slot(old, su.old_an, su.old_tx, su.old_rx, su.old);
     su.latest.lowest_acceptable_pn = static_cast<std::uint32_t>(llpn);
     su.old.lowest_acceptable_pn = static_cast<std::uint32_t>(olpn);
     m.sak_use = su;

@@ -66,18 +66,24 @@ void SakLifecycle::record(Output& out, SaActionType type, std::uint64_t sci, con
   out.sa_actions.push_back(a);
 }
 
+void SakLifecycle::secy_error(Output& out, SecYError error, std::uint8_t an, const KeyIdentifier& ki,
+                              std::uint64_t sci, TimePoint now) {
+  Event e = make_event(EventType::kSecYError, now, sci);
+  e.an = an;
+  e.ki = ki;
+  e.error = error;
+  out.events.push_back(std::move(e));
+}
+
 void SakLifecycle::sak_event(Output& out, EventType type, const InstalledSak& k, TimePoint now) {
-  Event e;
-  e.type = type;
-  e.at = now;
-  e.sci = own_sci_;
+  Event e = make_event(type, now, own_sci_);
   e.ki = k.ki;
   e.an = k.an;
   e.sak_fingerprint = k.fingerprint;
   out.events.push_back(std::move(e));
 }
 
-bool SakLifecycle::install_rx(InstalledSak& k, std::uint64_t sci, Output& out) {
+bool SakLifecycle::install_rx(InstalledSak& k, std::uint64_t sci, TimePoint now, Output& out) {
   if (is_xpn(suite_) && peer_ssci(k, sci) == 0) return true;  // not a holder of this SAK
   std::uint64_t lowest = 1;
   auto it = std::find_if(resume_.begin(), resume_.end(),
@@ -87,13 +93,7 @@ bool SakLifecycle::install_rx(InstalledSak& k, std::uint64_t sci, Output& out) {
   const Status<SecYError> st = secy_.install_rx_sa(sci, m, lowest);
   record(out, SaActionType::kInstallRxSa, sci, &k, lowest, &st);
   if (!st.ok()) {
-    Event e;
-    e.type = EventType::kSecYError;
-    e.sci = sci;
-    e.an = k.an;
-    e.ki = k.ki;
-    e.error = st.error();
-    out.events.push_back(std::move(e));
+    secy_error(out, st.error(), k.an, k.ki, sci, now);
     return false;
   }
   if (it != resume_.end()) resume_.erase(it);
@@ -145,7 +145,7 @@ bool SakLifecycle::receive(SecretBytes sak, const KeyIdentifier& ki, std::uint8_
   // Receive SAs first (make before break), then our transmit SA, unused.
   bool ok = true;
   for (const std::uint64_t sci : peer_scis) {
-    if (!install_rx(k, sci, out)) {
+    if (!install_rx(k, sci, now, out)) {
       ok = false;
       break;
     }
@@ -155,14 +155,7 @@ bool SakLifecycle::receive(SecretBytes sak, const KeyIdentifier& ki, std::uint8_
     const Status<SecYError> st = secy_.install_tx_sa(m, 1);
     record(out, SaActionType::kInstallTxSa, own_sci_, &k, 1, &st);
     if (!st.ok()) {
-      Event e;
-      e.type = EventType::kSecYError;
-      e.at = now;
-      e.sci = own_sci_;
-      e.an = an;
-      e.ki = ki;
-      e.error = st.error();
-      out.events.push_back(std::move(e));
+      secy_error(out, st.error(), an, ki, own_sci_, now);
       ok = false;
     }
   }
@@ -186,14 +179,7 @@ bool SakLifecycle::transmit(TimePoint now, Output& out) {
   const Status<SecYError> st = secy_.enable_tx_sa(latest_->an);
   record(out, SaActionType::kEnableTx, own_sci_, &*latest_, secy_.tx_next_pn(latest_->an), &st);
   if (!st.ok()) {
-    Event e;
-    e.type = EventType::kSecYError;
-    e.at = now;
-    e.sci = own_sci_;
-    e.an = latest_->an;
-    e.ki = latest_->ki;
-    e.error = st.error();
-    out.events.push_back(std::move(e));
+    secy_error(out, st.error(), latest_->an, latest_->ki, own_sci_, now);
     return false;
   }
   latest_->tx = true;
@@ -212,11 +198,11 @@ void SakLifecycle::retire(TimePoint now, Output& out) {
   state_ = SakState::kInUse;
 }
 
-void SakLifecycle::add_peer(std::uint64_t sci, TimePoint /*now*/, Output& out) {
+void SakLifecycle::add_peer(std::uint64_t sci, TimePoint now, Output& out) {
   for (auto* k : {latest_ ? &*latest_ : nullptr, old_ ? &*old_ : nullptr}) {
     if (k == nullptr || !k->rx) continue;
     if (std::find(k->rx_scis.begin(), k->rx_scis.end(), sci) != k->rx_scis.end()) continue;
-    (void)install_rx(*k, sci, out);  // a failure is reported as an event; the peer's frames are then dropped
+    (void)install_rx(*k, sci, now, out);  // a failure is reported as an event; the peer's frames are then dropped
   }
 }
 

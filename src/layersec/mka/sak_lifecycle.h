@@ -107,7 +107,9 @@ class SakLifecycle {
  private:
   SaMaterial material(const InstalledSak& k, std::uint32_t ssci) const;
   std::uint32_t peer_ssci(const InstalledSak& k, std::uint64_t sci) const;
-  bool install_rx(InstalledSak& k, std::uint64_t sci, Output& out);
+  bool install_rx(InstalledSak& k, std::uint64_t sci, TimePoint now, Output& out);
+  static void secy_error(Output& out, SecYError error, std::uint8_t an, const KeyIdentifier& ki, std::uint64_t sci,
+                         TimePoint now);
   void retire_key(InstalledSak& k, bool had_tx, TimePoint now, Output& out);
   void record(Output& out, SaActionType type, std::uint64_t sci, const InstalledSak* k, std::uint64_t pn,
               const Status<SecYError>* status);
