@@ -138,7 +138,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   Participant p(c, cak(), secy, rng);
   auto ick = derive_ick(cak(), kCkn);
   auto kek = derive_kek(cak(), kCkn);
-  require(ick.ok() && kek.ok());
+  const bool derived = ick.ok();
+  require(kek.ok() && derived);
   TimePoint now{};
   std::vector<std::vector<std::uint8_t>> sent;
   auto keep = [&](Output o) {

@@ -75,7 +75,8 @@ Participant::Participant(ParticipantConfig config, SecretBytes cak, SecYDriver& 
   require(config_.max_peers >= 1, "max_peers must be at least 1");
   auto ick = derive_ick(cak_, config_.ckn);
   auto kek = derive_kek(cak_, config_.ckn);
-  require(ick.ok() && kek.ok(), "ICK/KEK derivation failed");
+  const bool derived = ick.ok();
+  require(kek.ok() && derived, "ICK/KEK derivation failed");
   ick_ = std::move(*ick);
   kek_ = std::move(*kek);
   if (!rng_.fill(mi_)) throw std::runtime_error("mka participant: random source failed (no MI)");

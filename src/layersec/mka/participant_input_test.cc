@@ -181,6 +181,7 @@ TEST(MkaParticipantInput, EveryBadInputIsDroppedByReasonAndTheSessionLives) {
     DistributedSak d = dist(in_use.kn + 9, free_an);
     d.cipher_suite = kCipherSuiteGcmAes256;
     auto w = wrap_key(t.kek, SecretBytes(std::vector<std::uint8_t>(32, 0x77)));
+    EXPECT_TRUE(w.ok());
     d.wrapped_sak = *w;
     m.distributed_sak = d;
   }), DropReason::kCipherSuiteMismatch);
