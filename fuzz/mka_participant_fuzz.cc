@@ -100,7 +100,7 @@ Mkpdu member_mkpdu(Script& s, const Participant& p, const SecretBytes& kek) {
       d.confidentiality_offset = (b >> 2) & 3;
       d.kn = s.u8() % 6;
       const bool big = (b & 0x20) != 0;
-      if (big) d.cipher_suite = kCipherSuiteGcmAes256;
+      if (big) d.cipher_suite = macsec::cipher_suite_id(CipherSuite::kGcmAes256);
       auto w = wrap_key(kek, SecretBytes(std::vector<std::uint8_t>(big ? 32 : 16, s.u8())));
       require(w.ok());
       d.wrapped_sak = *w;

@@ -179,7 +179,7 @@ TEST(MkaParticipantInput, EveryBadInputIsDroppedByReasonAndTheSessionLives) {
   }), DropReason::kAnInUse);
   t.expect_drop(a, next_z([&](Mkpdu& m) {
     DistributedSak d = dist(in_use.kn + 9, free_an);
-    d.cipher_suite = kCipherSuiteGcmAes256;
+    d.cipher_suite = macsec::cipher_suite_id(CipherSuite::kGcmAes256);
     auto w = wrap_key(t.kek, SecretBytes(std::vector<std::uint8_t>(32, 0x77)));
     EXPECT_TRUE(w.ok());
     d.wrapped_sak = *w;

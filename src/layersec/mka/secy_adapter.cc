@@ -24,19 +24,9 @@ macsec::SaKeys keys_of(const SaMaterial& m) {
 
 }  // namespace
 
-macsec::CipherSuite to_macsec(CipherSuite s) {
-  switch (s) {
-    case CipherSuite::kGcmAes128: return macsec::CipherSuite::kGcmAes128;
-    case CipherSuite::kGcmAes256: return macsec::CipherSuite::kGcmAes256;
-    case CipherSuite::kGcmAesXpn128: return macsec::CipherSuite::kGcmAesXpn128;
-    case CipherSuite::kGcmAesXpn256: return macsec::CipherSuite::kGcmAesXpn256;
-  }
-  return macsec::CipherSuite::kGcmAes128;
-}
-
 bool MacsecSecYDriver::matches(const SaMaterial& m) const {
   const macsec::SecYConfig& c = secy_.config();
-  if (m.sak == nullptr || to_macsec(m.suite) != c.suite) return false;
+  if (m.sak == nullptr || m.suite != c.suite) return false;
   if (m.offset == ConfidentialityOffset::kIntegrityOnly) return !c.confidentiality;
   return c.confidentiality && c.confidentiality_offset == offset_octets(m.offset);
 }

@@ -1,6 +1,5 @@
 // mka::SecYDriver over our user-space macsec::SecY (IEEE 802.1AE-2018): the
-// thin adapter `layersec macsec up --mka` drives. It is in the IO part of
-// module mka (it links layersec_macsec_core; the mka core does not).
+// thin adapter `layersec macsec up --mka` drives (core: the SecY does no I/O).
 //
 // Mapping: install_rx_sa creates the receive SC when needed (and removes it
 // again if the SA is refused, so a failed call changes nothing);
@@ -15,9 +14,6 @@
 #include "layersec/mka/secy_driver.h"
 
 namespace layersec::mka {
-
-// The macsec suite an MKA suite maps to.
-macsec::CipherSuite to_macsec(CipherSuite s);
 
 class MacsecSecYDriver final : public SecYDriver {
  public:

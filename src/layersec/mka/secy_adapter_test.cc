@@ -38,7 +38,7 @@ Node make_node(std::uint64_t sci, std::uint8_t priority, CipherSuite suite, Dura
   n.sci = sci;
   macsec::SecYConfig c;
   c.sci = macsec::Sci{sci};
-  c.suite = to_macsec(suite);
+  c.suite = suite;
   n.secy = std::make_unique<macsec::SecY>(c);
   n.driver = std::make_unique<MacsecSecYDriver>(*n.secy);
   n.rng = std::make_unique<DeterministicRandom>(sci);
