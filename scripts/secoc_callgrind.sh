@@ -24,3 +24,10 @@ for p in profile1 profile2 profile3 vendor hmac-sha256; do
     o = (o2 - o1) / n; b = (b2 - b1) / n;
     printf "%-12s %12.1f %14.1f %8.3f\n", p, o, b, o / b }'
 done
+# The MAC path alone: a hand-written vendor protect+verify with the same two
+# crypto::Mac computations (secoc_icount_main.cc, run_floor).
+f1=$(ir vendor floor $n1); f2=$(ir vendor floor $n2)
+b1=$(ir vendor baseline $n1); b2=$(ir vendor baseline $n2)
+awk -v f1="$f1" -v f2="$f2" -v b1="$b1" -v b2="$b2" -v n="$((n2 - n1))" 'BEGIN {
+  f = (f2 - f1) / n; b = (b2 - b1) / n;
+  printf "%-12s %12.1f %14.1f %8.3f  (hand-written floor)\n", "vendor-floor", f, b, f / b }'
