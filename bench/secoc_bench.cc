@@ -15,8 +15,8 @@
 
 #include <benchmark/benchmark.h>
 #include <openssl/evp.h>
-#include <openssl/params.h>
 
+#include "bare_mac.h"
 #include "layersec/secoc/engine.h"
 #include "layersec/secoc/simulation.h"
 
@@ -125,35 +125,6 @@ void bm_ours(benchmark::State& state, secoc::PduProfile profile, Op op) {
 
 // --- baseline: bare OpenSSL over the same DataToAuthenticator ----------------
 
-struct BareMac {
-  EVP_MAC* mac = nullptr;
-  EVP_MAC_CTX* ctx = nullptr;
-  BareMac(secoc::AuthAlgorithm a, const layersec::SecretBytes& key) {
-    const bool hmac = a == secoc::AuthAlgorithm::kHmacSha256;
-    mac = EVP_MAC_fetch(nullptr, hmac ? "HMAC" : "CMAC", nullptr);
-    ctx = EVP_MAC_CTX_new(mac);
-    char cipher128[] = "AES-128-CBC", cipher256[] = "AES-256-CBC", digest[] = "SHA256";
-    OSSL_PARAM params[2] = {
-        hmac ? OSSL_PARAM_construct_utf8_string("digest", digest, 0)
-             : OSSL_PARAM_construct_utf8_string(
-                   "cipher", a == secoc::AuthAlgorithm::kCmacAes128 ? cipher128 : cipher256, 0),
-        OSSL_PARAM_END};
-    if (EVP_MAC_init(ctx, key.data(), key.size(), params) != 1) throw std::runtime_error("EVP_MAC_init");
-  }
-  ~BareMac() {
-    EVP_MAC_CTX_free(ctx);
-    EVP_MAC_free(mac);
-  }
-  BareMac(const BareMac&) = delete;
-  BareMac& operator=(const BareMac&) = delete;
-  void run(const std::vector<std::uint8_t>& dta, std::uint8_t* tag) {
-    std::size_t len = 0;
-    EVP_MAC_init(ctx, nullptr, 0, nullptr);
-    EVP_MAC_update(ctx, dta.data(), dta.size());
-    EVP_MAC_final(ctx, tag, &len, 32);
-  }
-};
-
 struct BareGcm {
   EVP_CIPHER_CTX* enc = EVP_CIPHER_CTX_new();
   EVP_CIPHER_CTX* dec = EVP_CIPHER_CTX_new();
@@ -206,11 +177,8 @@ void bm_baseline(benchmark::State& state, secoc::PduProfile profile, Op op) {
       benchmark::DoNotOptimize(tag.data());
     }
   } else {
-    BareMac mac(profile.algorithm, key);
-    // DataToAuthenticator = DataId(2) || Authentic I-PDU || complete FV.
-    std::vector<std::uint8_t> dta = {0x01, 0x00};
-    dta.insert(dta.end(), pl.begin(), pl.end());
-    dta.resize(dta.size() + profile.fv_bytes(), 0x5a);
+    layersec::benchrun::BareMac mac(profile.algorithm, key);
+    const auto dta = layersec::benchrun::bare_dta(profile, pl);
     for (auto _ : state) {
       for (int k = 0; k < computations; ++k) mac.run(dta, tag.data());
       benchmark::DoNotOptimize(tag.data());

@@ -5,7 +5,9 @@
 #   2. secured_server + secured_client (SecOC, same key): responses and events
 #      arrive, SecOC verified them, no rejection anywhere;
 #   3. the same with a different key on the client: every protected message is
-#      rejected (typed, counted, printed) and none is delivered.
+#      rejected (typed, counted, printed) and none is delivered;
+# and the secured server's footprint: `layersec node` hands over to
+# layersec-node, whose peak RSS stays under 10 MiB (optimised, no sanitizer).
 # Needs root (ip netns); skips with a reason otherwise.
 # Usage: bash tests/cli/node_netns.sh /path/to/layersec
 set -euo pipefail
@@ -15,6 +17,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 EXAMPLES="$HERE/../../examples/node"
 
 source "$HERE/lib/netns.sh"
+source "$HERE/lib/sanitizer.sh"
 netns_require node_netns "network namespaces" ip openssl
 
 NS_A="lsnodeA$$"
@@ -122,6 +125,24 @@ done
 key_hex="$(tr -d '\n' <"$work/keys/pair.key")"
 if grep -rqi "$key_hex" "$work"/secured.*; then fail "secured: key material in the output"; fi
 echo "ok: secured: $n_resp responses, $n_ev events, SecOC verified $(counter "$c" runtime.secoc_verified) (client) / $(counter "$s" runtime.secoc_verified) (server), 0 rejections"
+
+# Footprint (docs/node.md, "Footprint"): `layersec node` runs layersec-node
+# when it sits beside layersec. Its peak resident set (VmHWM of the server,
+# SecOC on) is printed, and held under 10 MiB in an optimised build without
+# sanitizers (measured 8.8-8.9 MiB here; ASan's shadow memory and a Debug
+# build's larger code are not what the bound is about).
+prog="$(counter "$s" process.program)"
+hwm="$(counter "$s" process.vm_hwm_kib)"
+echo "footprint: the server ran $prog: peak RSS (VmHWM) $hwm KiB; maxrss across the exec $(counter "$s" process.maxrss_kib) KiB"
+if [[ -x "$(dirname "$LS")/layersec-node" ]]; then
+  [[ "$prog" == layersec-node ]] || fail "footprint: layersec node did not hand over to layersec-node"
+  case "${LAYERSEC_BUILD_TYPE:-}" in
+    Release | RelWithDebInfo | MinSizeRel)
+      if ! sanitizer_build "$LS"; then
+        (( hwm > 0 && hwm < 10240 )) || fail "footprint: the secured node's VmHWM is $hwm KiB (bound: 10240)"
+      fi ;;
+  esac
+fi
 
 # ---- 3. SecOC, wrong key on the client ----------------------------------------
 mkdir -p "$work/wrong/keys"

@@ -79,12 +79,31 @@ subv() { final "$1" | jq -r "$2"; }
 
 report() {
   local name="$1"
+  check_pub_report "$name"
   echo "$name: sent $(pubv "$name" .frames_sent) skipped $(pubv "$name" .frames_skipped)" \
+    "on time $(pubv "$name" .on_time_frames) of $(pubv "$name" .frames_due) due" \
+    "(runqueue wait $(pubv "$name" .sched.runqueue_wait_ms) ms)" \
     "delivered $(subv "$name" '.streams[0].delivered') bad_tag $(subv "$name" '.streams[0].bad_tag')" \
     "| jitter us: lateness mean $(pubv "$name" .jitter_us.lateness.mean) p99 $(pubv "$name" .jitter_us.lateness.p99)" \
     "max $(pubv "$name" .jitter_us.lateness.max); send_done p99 $(pubv "$name" .jitter_us.send_done.p99);" \
     "period_dev mean $(pubv "$name" .jitter_us.period_dev.mean) p99 $(pubv "$name" .jitter_us.period_dev.p99)" \
     "(load $(pubv "$name" .load_average))"
+}
+
+# The publisher's own report is complete and consistent (no timing asserted):
+# frames due = sent + send errors + skipped, on-time counts within it,
+# percentiles in order.
+check_pub_report() {
+  local f="$work/$1.pub.out"
+  jq -e '
+    .frames_due == .frames_sent + .send_errors + .frames_skipped
+    and .on_time_frames >= 0 and .on_time_frames <= .frames_sent + .send_errors
+    and .returned_on_time_frames <= .on_time_frames
+    and (.frames_due == 0 or ((.on_time_share - .on_time_frames / .frames_due) | fabs) < 1e-9)
+    and ([.jitter_us.lateness, .jitter_us.send_done]
+         | all(.samples == ($f.frames_sent + $f.send_errors) and .p50 <= .p99 and .p99 <= .p999 and .p999 <= .max))
+    and (.sched | has("runqueue_wait_ms") and has("cpu_ms") and has("involuntary_switches"))
+  ' --argjson f "$(cat "$f")" "$f" >/dev/null || fail "$1: inconsistent publisher report: $(cat "$f")"
 }
 
 # Every frame sent is delivered, nothing rejected.

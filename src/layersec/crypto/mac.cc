@@ -138,6 +138,24 @@ class EvpMac final : public Mac {
 
   [[nodiscard]] MacAlgorithm algorithm() const override { return alg_; }
   [[nodiscard]] std::size_t tag_size() const override { return tag_; }
+  using Mac::compute;
+  // begin + update + finish in one call, with the tag written straight into
+  // `out` when it has room for the whole tag (the hot path of SecOC).
+  Status<CryptoError> compute(ByteSpan message, MutableByteSpan out) override {
+    if (out.size() < tag_) {
+      begin();
+      update(message);
+      return finish(out);
+    }
+    std::size_t len = 0;
+    if (EVP_MAC_init(ctx_, nullptr, 0, nullptr) != 1 ||
+        (!message.empty() && EVP_MAC_update(ctx_, message.data(), message.size()) != 1) ||
+        EVP_MAC_final(ctx_, out.data(), &len, out.size()) != 1 || len != tag_) {
+      ok_ = false;
+      return Err(CryptoError::kBackend);
+    }
+    return {};
+  }
   void begin() override { ok_ = EVP_MAC_init(ctx_, nullptr, 0, nullptr) == 1; }
   void update(ByteSpan data) override {
     if (ok_ && !data.empty()) ok_ = EVP_MAC_update(ctx_, data.data(), data.size()) == 1;

@@ -66,7 +66,10 @@ class Mac {
   virtual Status<CryptoError> finish(MutableByteSpan out) = 0;
 
   // One-shot over one message or over the concatenation of several parts.
-  Status<CryptoError> compute(ByteSpan message, MutableByteSpan out);
+  // The one-message form is what hot paths call: an implementation may run
+  // it without the incremental interface's per-call bookkeeping (EvpMac does
+  // one EVP_MAC_init/update/final).
+  virtual Status<CryptoError> compute(ByteSpan message, MutableByteSpan out);
   Status<CryptoError> compute(std::span<const ByteSpan> parts, MutableByteSpan out);
 
   // Truncated to `bits` (1..8*tag_size()): writes ceil(bits/8) bytes into

@@ -2,11 +2,17 @@
 #include "layersec/node/runner.h"
 
 #include <poll.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
+#include <array>
 #include <csignal>
+#include <cstdlib>
+#include <fstream>
 #include <memory>
 #include <random>
 #include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -26,6 +32,28 @@ namespace layersec::node {
 namespace {
 
 using nlohmann::json;
+
+// This process's memory at the end of the run, in KiB: vm_hwm_kib / vm_rss_kib
+// (/proc/self/status: the peak and current resident set of this program
+// image, reset by exec) and maxrss_kib (getrusage: the peak across an exec,
+// so it includes `layersec` itself when it handed `node` over to
+// layersec-node); -1 where the kernel does not say. `program` is the file
+// name of the running executable (layersec-node or layersec).
+json process_memory_json() {
+  long hwm = -1, rss = -1;
+  std::ifstream in("/proc/self/status");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("VmHWM:", 0) == 0) hwm = std::strtol(line.c_str() + 6, nullptr, 10);
+    if (line.rfind("VmRSS:", 0) == 0) rss = std::strtol(line.c_str() + 6, nullptr, 10);
+  }
+  rusage ru{};
+  const long maxrss = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : -1;
+  std::array<char, 4096> exe{};
+  const ssize_t n = readlink("/proc/self/exe", exe.data(), exe.size() - 1);
+  std::string program = n > 0 ? std::string(exe.data(), static_cast<std::size_t>(n)) : std::string();
+  program = program.substr(program.rfind('/') + 1);
+  return json{{"program", program}, {"vm_hwm_kib", hwm}, {"vm_rss_kib", rss}, {"maxrss_kib", maxrss}};
+}
 
 json engine_json(const secoc::VerifyCounters& v) {
   json rejected = json::object();
@@ -202,6 +230,7 @@ class NodeRun {
              {"rx_errors", transport.stats().rx_errors},
              {"tx_errors", transport.stats().tx_errors}}}};
     if (const secoc::Engine* e = stack_->engine()) j["secoc"] = engine_json(e->counters());
+    j["process"] = process_memory_json();
     const auto& c = stack_->runtime().counters();
     std::string human = "stopped (" + stopped_by + "); counters: served " + std::to_string(c.requests_served) + ", responses " +
                         std::to_string(c.responses_received) + ", timeouts " + std::to_string(c.request_timeouts) +

@@ -52,6 +52,7 @@ struct Engine::TxPdu {
   bool present = false;
   std::uint16_t data_id = 0;
   PduProfile profile;
+  WireLayout wire;  // profile's byte layout, for pack_auth_info
   std::uint32_t key_group = 0;
   std::uint64_t msg = 0;  // last MsgCnt used in the current reset cycle (timestamp: last FV)
 };
@@ -71,6 +72,7 @@ struct Engine::RxPdu {
   bool present = false;
   std::uint16_t data_id = 0;
   PduProfile profile;
+  WireLayout wire;  // profile's byte layout, for parse_secured_pdu
   std::uint32_t key_group = 0;
   FreshnessMode mode = FreshnessMode::kStrict;
   std::uint32_t window = kDefaultWindow;
@@ -170,24 +172,38 @@ void make_nonce(std::uint16_t data_id, std::uint16_t sender, std::uint64_t fv, s
 
 }  // namespace
 
-Status<crypto::CryptoError> compute_authenticator(crypto::Mac& mac, const PduProfile& profile,
-                                                  std::uint16_t data_id, ByteSpan header,
-                                                  ByteSpan area, std::uint64_t fv,
-                                                  std::uint8_t* tag_out) {
-  std::uint8_t id[2];
-  store_be16(id, data_id);
-  std::uint8_t fvb[8];
-  const std::size_t fvn = encode_fv(profile, fv, fvb);
-  mac.begin();
-  mac.update(ByteSpan(id, 2));
-  if (!header.empty()) mac.update(header);
-  mac.update(area);
-  if (fvn) mac.update(ByteSpan(fvb, fvn));
-  const unsigned bits = profile.auth_info_tx_length;
-  const std::size_t n = (bits + 7) / 8;
-  auto st = mac.finish(MutableByteSpan(tag_out, n));
+Status<crypto::CryptoError> compute_authenticator(
+    crypto::Mac& mac, const PduProfile& profile, std::uint16_t data_id, ByteSpan header,
+    ByteSpan area, std::uint64_t fv, std::span<std::uint8_t, kMaxTagBytes> tag_out) {
+  const std::size_t fvn = profile.fv_bytes();
+  const std::size_t total = 2 + header.size() + area.size() + fvn;
+  Status<crypto::CryptoError> st = {};
+  if (total <= kInlineDtaBytes) {
+    // The common case: DataToAuthenticator assembled on the stack and fed to
+    // the MAC in one call (each further update costs as much as copying a
+    // few hundred bytes), the full tag written straight into tag_out.
+    std::array<std::uint8_t, kInlineDtaBytes> dta;
+    std::uint8_t* w = dta.data();
+    store_be16(w, data_id);
+    w += 2;
+    if (!header.empty()) std::memcpy(w, header.data(), header.size());
+    w += header.size();
+    if (!area.empty()) std::memcpy(w, area.data(), area.size());
+    w += area.size();
+    encode_fv(profile, fv, w);
+    st = mac.compute(ByteSpan(dta.data(), total), tag_out);
+  } else {
+    std::uint8_t id[2];
+    store_be16(id, data_id);
+    std::uint8_t fvb[8];
+    encode_fv(profile, fv, fvb);
+    const ByteSpan parts[4] = {ByteSpan(id, 2), header, area, ByteSpan(fvb, fvn)};
+    st = mac.compute(std::span<const ByteSpan>(parts, 4), tag_out);
+  }
   if (!st) return st;
-  if (bits % 8) tag_out[n - 1] &= static_cast<std::uint8_t>(0xFF << (8 - bits % 8));
+  // Truncation in place: keep the MSBs, clear the unused low bits of the last byte.
+  const unsigned bits = profile.auth_info_tx_length;
+  if (bits % 8) tag_out[(bits + 7) / 8 - 1] &= static_cast<std::uint8_t>(0xFF << (8 - bits % 8));
   return {};
 }
 
@@ -232,6 +248,7 @@ Result<std::unique_ptr<Engine>, StartError> Engine::start(EngineConfig config, S
     t.present = true;
     t.data_id = p.data_id;
     t.profile = p.profile;
+    t.wire = WireLayout(p.profile);
     t.key_group = p.key_group;
   }
   for (const auto& s : c.sync_rx) {
@@ -255,6 +272,7 @@ Result<std::unique_ptr<Engine>, StartError> Engine::start(EngineConfig config, S
     r.present = true;
     r.data_id = p.data_id;
     r.profile = p.profile;
+    r.wire = WireLayout(p.profile);
     r.key_group = p.key_group;
     r.mode = p.mode;
     r.window = p.window;
@@ -309,6 +327,7 @@ Result<std::size_t, ProtectError> Engine::protect(std::uint32_t pdu_id, ByteSpan
   const std::size_t total = hdr + n + prof.auth_info_bytes();
   if (out.size() < total) return Err(ProtectError::kBufferTooSmall);
   const FreshnessLayout& layout = prof.freshness;
+  const bool has_fv = layout.has_freshness();
   FreshnessCounters c;
   std::uint64_t fv = 0;
   if (layout.timestamp) {
@@ -318,7 +337,7 @@ Result<std::size_t, ProtectError> Engine::protect(std::uint32_t pdu_id, ByteSpan
     c = {0, 0, std::max(p.msg + 1, to_us(*in.now))};
     if (c.msg > layout.max_msg()) return Err(ProtectError::kFreshnessExhausted);
     fv = c.msg;
-  } else if (layout.has_freshness()) {
+  } else if (has_fv) {
     if (trip_exhausted_ || p.msg >= layout.max_msg()) return Err(ProtectError::kFreshnessExhausted);
     c = {trip_, reset_, p.msg + 1};
     fv = layout.compose(c);
@@ -342,11 +361,11 @@ Result<std::size_t, ProtectError> Engine::protect(std::uint32_t pdu_id, ByteSpan
   } else {
     auto area = secured_area(prof, ByteSpan(body, n));
     if (!area) return Err(ProtectError::kSecuredAreaOutside);
-    if (!compute_authenticator(*key.mac, prof, p.data_id, in.header, *area, fv, tag.data()).ok())
+    if (!compute_authenticator(*key.mac, prof, p.data_id, in.header, *area, fv, tag).ok())
       return Err(ProtectError::kCrypto);
   }
-  pack_auth_info(prof, fv & FreshnessLayout::mask(layout.tx_bits), tag.data(), body + n);
-  if (layout.has_freshness()) p.msg = c.msg;
+  pack_auth_info(p.wire, fv & FreshnessLayout::mask(layout.tx_bits), tag.data(), body + n);
+  if (has_fv) p.msg = c.msg;
   return total;
 }
 
@@ -381,9 +400,11 @@ bool Engine::try_mac(RxPdu& p, const SecuredPduView& parsed, ByteSpan area, Byte
                .ok();
     } else {
       std::array<std::uint8_t, kMaxTagBytes> tag;
-      if (compute_authenticator(*slot.mac, prof, p.data_id, header, area, fv, tag.data()).ok())
-        ok = crypto::ct_equal_bits(ByteSpan(tag.data(), (bits + 7) / 8),
-                                   ByteSpan(parsed.tag.data(), (bits + 7) / 8), bits);
+      // Both tags have the bits after authInfoTxLength cleared, so whole
+      // bytes compare (constant time).
+      const std::size_t mac_bytes = p.wire.mac_bytes;
+      if (compute_authenticator(*slot.mac, prof, p.data_id, header, area, fv, tag).ok())
+        ok = crypto::ct_equal(ByteSpan(tag.data(), mac_bytes), ByteSpan(parsed.tag.data(), mac_bytes));
       if (ok && n != 0 && out.data() != authentic.data()) std::memmove(out.data(), authentic.data(), n);
     }
     if (ok) {
@@ -489,7 +510,7 @@ Result<std::size_t, Rejection> Engine::verify(std::uint32_t pdu_id, ByteSpan sec
   if (pdu_id >= rx_.size() || !rx_[pdu_id].present) return reject(nullptr, Rejection::kUnknownPdu);
   RxPdu& p = rx_[pdu_id];
   const PduProfile& prof = p.profile;
-  auto parsed = parse_secured_pdu(prof, secured);
+  auto parsed = parse_secured_pdu(p.wire, secured);
   if (!parsed) return reject(&p, Rejection::kMalformed);
   const ByteSpan authentic = parsed->authentic;
   const std::size_t n = authentic.size();
@@ -507,17 +528,21 @@ Result<std::size_t, Rejection> Engine::verify(std::uint32_t pdu_id, ByteSpan sec
 
   // Candidate FVs, in order (SecOCAuthenticationVerifyAttempts, then the
   // previous reset cycle).
+  // Only the first nc entries are written and read: the array is left
+  // uninitialised (zeroing it cost as much as the rest of the candidate logic).
   enum class Kind : std::uint8_t { kCurrent, kNextCycle, kPreviousCycle };
   struct Candidate {
-    FreshnessCounters c;
-    Kind kind = Kind::kCurrent;
-    std::uint64_t ahead = 0;
+    std::uint64_t trip, reset, msg;
+    Kind kind;
+    std::uint64_t ahead;
+    [[nodiscard]] FreshnessCounters counters() const { return {trip, reset, msg}; }
   };
-  std::array<Candidate, kMaxVerifyAttempts + 1> cands;
+  Candidate cands[kMaxVerifyAttempts + 1];
   int nc = 0;
   Rejection fallback = Rejection::kMacMismatch;
-  if (!layout.has_freshness()) {
-    cands[nc++] = {};
+  const bool has_fv = layout.has_freshness();
+  if (!has_fv) {
+    cands[nc++] = {0, 0, 0, Kind::kCurrent, 0};
   } else if (!p.st.synchronised) {
     fallback = Rejection::kOutOfWindow;
   } else {
@@ -541,7 +566,7 @@ Result<std::size_t, Rejection> Engine::verify(std::uint32_t pdu_id, ByteSpan sec
         } else if (!fresh_cycle) {
           fallback = Rejection::kStale;
         } else {
-          cands[nc++] = {{p.st.last.trip, p.st.last.reset, cc.value}, Kind::kCurrent, 0};
+          cands[nc++] = {p.st.last.trip, p.st.last.reset, cc.value, Kind::kCurrent, 0};
         }
       } else {
         fallback = cc.kind == Reconstruction::kReplay ? Rejection::kReplay : Rejection::kOutOfWindow;
@@ -558,7 +583,7 @@ Result<std::size_t, Rejection> Engine::verify(std::uint32_t pdu_id, ByteSpan sec
       if ((next_reset & flag_mask) == flag && lower >= 1 && lower < p.window &&
           lower <= layout.max_msg()) {
         if (within_bound(period, max_age, p.cycle_start, j, in.now))
-          cands[nc++] = {{p.st.last.trip, next_reset, lower}, Kind::kNextCycle, j};
+          cands[nc++] = {p.st.last.trip, next_reset, lower, Kind::kNextCycle, j};
         else if (fallback == Rejection::kMacMismatch || fallback == Rejection::kOutOfWindow)
           fallback = Rejection::kStale;
       }
@@ -574,36 +599,36 @@ Result<std::size_t, Rejection> Engine::verify(std::uint32_t pdu_id, ByteSpan sec
               : p.counter.reconstruct_tolerant(p.prev.last.msg, lower, p.window);
       if (cc.kind == Reconstruction::kCandidate &&
           (p.mode == FreshnessMode::kStrict || p.prev.bitmap.check(cc.value) == ReplayWindow::Check::kNew))
-        cands[nc++] = {{p.prev.last.trip, p.prev.last.reset, cc.value}, Kind::kPreviousCycle, 0};
+        cands[nc++] = {p.prev.last.trip, p.prev.last.reset, cc.value, Kind::kPreviousCycle, 0};
     }
   }
 
   for (int i = 0; i < nc; ++i) {
-    const Candidate& cand = cands[static_cast<std::size_t>(i)];
-    const std::uint64_t fv = layout.has_freshness() ? layout.compose(cand.c) : 0;
+    const Candidate& cand = cands[i];
+    const std::uint64_t fv = has_fv ? layout.compose(cand.counters()) : 0;
     bool previous_key = false;
     if (!try_mac(p, *parsed, area, in.header, fv, out, previous_key)) continue;
     // Verified: only now does the freshness state advance.
-    if (layout.has_freshness()) {
+    if (has_fv) {
       switch (cand.kind) {
         case Kind::kNextCycle: {
           const SyncChannel& ch = sync_rx_[p.channel];
           p.prev = {true, p.st.last, p.bitmap, p.cycle_start};
-          p.st.last = cand.c;
+          p.st.last = cand.counters();
           p.bitmap.reset(0);
-          p.bitmap.accept(cand.c.msg);
+          p.bitmap.accept(cand.msg);
           if (p.cycle_start) p.cycle_start = *p.cycle_start + ch.period * static_cast<std::int64_t>(cand.ahead);
           ++p.counters.accepted_next_cycle;
           ++totals_.accepted_next_cycle;
           break;
         }
         case Kind::kPreviousCycle:
-          accept_counter(p.mode, p.prev.bitmap, p.prev.last.msg, cand.c.msg);
+          accept_counter(p.mode, p.prev.bitmap, p.prev.last.msg, cand.msg);
           ++p.counters.accepted_previous_cycle;
           ++totals_.accepted_previous_cycle;
           break;
         case Kind::kCurrent:
-          accept_counter(p.mode, p.bitmap, p.st.last.msg, cand.c.msg);
+          accept_counter(p.mode, p.bitmap, p.st.last.msg, cand.msg);
           break;
       }
     }
@@ -661,7 +686,7 @@ Result<std::size_t, ProtectError> Engine::build_sync(MutableByteSpan out, TimePo
   const std::size_t payload = m + kSyncTimestampBytes;
   std::array<std::uint8_t, kMaxTagBytes> tag;
   if (!compute_authenticator(*key.mac, sync_tx_profile_, config_.sync_tx.data_id, {},
-                             ByteSpan(out.data(), payload), 0, tag.data())
+                             ByteSpan(out.data(), payload), 0, tag)
            .ok())
     return Err(ProtectError::kCrypto);
   pack_auth_info(sync_tx_profile_, 0, tag.data(), out.data() + payload);
@@ -728,7 +753,7 @@ Result<SyncOutcome, Rejection> Engine::handle_sync(std::uint32_t channel, ByteSp
     KeySlot& slot = k == 0 ? group.current() : group.previous();
     if (!slot.live || !slot.mac) continue;
     std::array<std::uint8_t, kMaxTagBytes> tag;
-    if (compute_authenticator(*slot.mac, ch.profile, ch.data_id, {}, parsed->authentic, 0, tag.data()).ok())
+    if (compute_authenticator(*slot.mac, ch.profile, ch.data_id, {}, parsed->authentic, 0, tag).ok())
       ok = crypto::ct_equal_bits(ByteSpan(tag.data(), (bits + 7) / 8),
                                  ByteSpan(parsed->tag.data(), (bits + 7) / 8), bits);
   }

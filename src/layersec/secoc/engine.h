@@ -68,6 +68,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -279,16 +280,18 @@ class Engine {
   PduProfile sync_tx_profile_;
 };
 
+// DataToAuthenticators up to this size are assembled in a stack buffer and
+// fed to the MAC in one call; longer ones are fed part by part.
+inline constexpr std::size_t kInlineDtaBytes = 512;
+
 // MAC over DataToAuthenticator = DataId(16, BE) || header || secured area ||
 // complete FV (SWS_SecOC_00031/00034; `header` is our extension, empty for
-// the AUTOSAR layout), fed incrementally; writes ceil(bits/8) bytes of the
-// tag (MSBs, low unused bits cleared) into tag_out.
-[[nodiscard]] Status<crypto::CryptoError> compute_authenticator(crypto::Mac& mac,
-                                                                const PduProfile& profile,
-                                                                std::uint16_t data_id,
-                                                                ByteSpan header,
-                                                                ByteSpan secured_area,
-                                                                std::uint64_t fv,
-                                                                std::uint8_t* tag_out);
+// the AUTOSAR layout). Writes the MAC's full tag into tag_out (16 bytes for
+// CMAC, 32 for HMAC-SHA256) and clears the unused low bits of byte
+// ceil(bits/8)-1, so its first ceil(bits/8) bytes are the truncated
+// authenticator (MSBs). Fails only if the MAC back end does.
+[[nodiscard]] Status<crypto::CryptoError> compute_authenticator(
+    crypto::Mac& mac, const PduProfile& profile, std::uint16_t data_id, ByteSpan header,
+    ByteSpan secured_area, std::uint64_t fv, std::span<std::uint8_t, kMaxTagBytes> tag_out);
 
 }  // namespace layersec::secoc

@@ -57,7 +57,7 @@ TEST(SecuredPdu, DerivedProfileVectors) {
     const std::uint64_t fv = be_number(hex(v["freshness_value_full"]));
     auto mac = cmac128(key);
     std::array<std::uint8_t, kMaxTagBytes> tag{};
-    ASSERT_TRUE(compute_authenticator(*mac, p, data_id, {}, authentic, fv, tag.data()).ok());
+    ASSERT_TRUE(compute_authenticator(*mac, p, data_id, {}, authentic, fv, tag).ok());
     const auto want_mac = hex(v["truncated_mac"].get<std::string>().size() % 2
                                   ? v["truncated_mac"].get<std::string>() + "0"
                                   : v["truncated_mac"].get<std::string>());
@@ -89,10 +89,10 @@ TEST(SecuredPdu, ExternalCarloscnVectorAndEndianNegative) {
   const std::uint64_t fv = be_number(hex(v["freshness_value_full"]));
   auto mac = cmac128(key);
   std::array<std::uint8_t, kMaxTagBytes> tag{};
-  ASSERT_TRUE(compute_authenticator(*mac, p, 0x0309, {}, authentic, fv, tag.data()).ok());
+  ASSERT_TRUE(compute_authenticator(*mac, p, 0x0309, {}, authentic, fv, tag).ok());
   EXPECT_EQ(std::vector<std::uint8_t>(tag.begin(), tag.begin() + 3), hex(v["expected_truncated_mac_24bit"]));
   // Little-endian DataId (09 03) gives the published negative value instead.
-  ASSERT_TRUE(compute_authenticator(*mac, p, 0x0903, {}, authentic, fv, tag.data()).ok());
+  ASSERT_TRUE(compute_authenticator(*mac, p, 0x0903, {}, authentic, fv, tag).ok());
   EXPECT_EQ(std::vector<std::uint8_t>(tag.begin(), tag.begin() + 3),
             hex(v["negative_check_little_endian_data_id"]));
 }
@@ -106,7 +106,7 @@ TEST(SecuredPdu, NegativeVectorFlippedBitDoesNotVerify) {
   authentic[0] ^= 0x01;  // as in the negative case's DataToAuthenticator
   auto mac = cmac128(hex(orig["key"]));
   std::array<std::uint8_t, kMaxTagBytes> tag{};
-  ASSERT_TRUE(compute_authenticator(*mac, p, 0x0100, {}, authentic, 0x102, tag.data()).ok());
+  ASSERT_TRUE(compute_authenticator(*mac, p, 0x0100, {}, authentic, 0x102, tag).ok());
   const auto full = hex(neg["full_cmac"]);
   EXPECT_EQ(std::vector<std::uint8_t>(tag.begin(), tag.begin() + 3),
             std::vector<std::uint8_t>(full.begin(), full.begin() + 3));

@@ -65,6 +65,19 @@ long rss_kib() {
   return ru.ru_maxrss;  // Linux: KiB, peak of the process so far
 }
 
+ThreadSchedStats thread_sched_stats() {
+  ThreadSchedStats st;
+  std::ifstream in("/proc/thread-self/schedstat");
+  std::int64_t run = 0, wait = 0;
+  if (in >> run >> wait) {
+    st.run_ns = run;
+    st.wait_ns = wait;
+  }
+  rusage ru{};
+  if (getrusage(RUSAGE_THREAD, &ru) == 0) st.involuntary_switches = ru.ru_nivcsw;
+  return st;
+}
+
 std::string enter_realtime(int priority) {
   std::string why;
   if (mlockall(MCL_CURRENT | MCL_FUTURE) != 0) why = "mlockall: " + net::errno_text(errno);

@@ -40,6 +40,18 @@ namespace layersec::sv_io {
 // Peak resident set size of this process so far, in KiB (getrusage).
 [[nodiscard]] long rss_kib();
 
+// This thread's scheduler figures so far: time on a CPU and time spent
+// waiting on a run queue while runnable (/proc/thread-self/schedstat; -1 each
+// when the kernel does not provide it) and involuntary context switches
+// (getrusage RUSAGE_THREAD). The difference over a paced run says how long
+// the sender was kept from its CPU.
+struct ThreadSchedStats {
+  std::int64_t run_ns = -1;
+  std::int64_t wait_ns = -1;
+  long involuntary_switches = 0;
+};
+[[nodiscard]] ThreadSchedStats thread_sched_stats();
+
 // mlockall(MCL_CURRENT | MCL_FUTURE) and SCHED_FIFO at `priority`. Returns
 // "" when both took effect, else why not (the caller goes on without them).
 [[nodiscard]] std::string enter_realtime(int priority);

@@ -51,6 +51,8 @@ JitterRecorder::JitterRecorder(Duration nominal_period, std::size_t expected) : 
 void JitterRecorder::record(TimePoint deadline, TimePoint start, TimePoint done) {
   late_.push_back(start.ns() - deadline.ns());
   done_.push_back(done.ns() - deadline.ns());
+  if (start.ns() - deadline.ns() < nominal_.ns()) ++on_time_;
+  if (done.ns() - deadline.ns() < nominal_.ns()) ++returned_on_time_;
   if (prev_done_) period_.push_back(std::abs((done.ns() - prev_done_->ns()) - nominal_.ns()));
   prev_done_ = done;
 }

@@ -41,10 +41,12 @@ TimePoint spin_until(TimePoint deadline);
 std::optional<TimePoint> wait_for_deadline(TimePoint deadline, Duration spin);
 
 // A paced sender's jitter, in ns per frame:
-//   lateness    processing start - deadline
+//   lateness    send start - deadline (the frame is built before its slot)
 //   send_done   send returned - deadline
 //   period_dev  |interval between consecutive send returns - nominal period|
 //               (no sample across a break: frames skipped in between)
+// and how many frames were on time: sent (send started) within one nominal
+// period of their deadline, and send returned within one nominal period.
 class JitterRecorder {
  public:
   // Reserves room for `expected` frames.
@@ -55,6 +57,11 @@ class JitterRecorder {
   // The next frame does not follow the last one recorded (a skip).
   void break_period() { prev_done_.reset(); }
 
+  // Frames recorded whose send started / returned less than one nominal
+  // period after their deadline.
+  [[nodiscard]] std::uint64_t on_time() const { return on_time_; }
+  [[nodiscard]] std::uint64_t returned_on_time() const { return returned_on_time_; }
+
   // The samples (callers may sort them; see latency_stats.h).
   std::vector<std::int64_t>& lateness() { return late_; }
   std::vector<std::int64_t>& send_done() { return done_; }
@@ -63,6 +70,8 @@ class JitterRecorder {
  private:
   Duration nominal_;
   std::optional<TimePoint> prev_done_;
+  std::uint64_t on_time_ = 0;
+  std::uint64_t returned_on_time_ = 0;
   std::vector<std::int64_t> late_, done_, period_;
 };
 

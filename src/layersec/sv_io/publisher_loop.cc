@@ -31,15 +31,18 @@ PacedRunResult PacedPublisher::run(const PacingLimits& limits, JitterRecorder& j
   const std::uint64_t kdc_check_every = frames_between_key_checks(p.frames_per_second());
   std::vector<sv::Sample> samples(p.asdus_per_frame * 8);
   PacedRunResult r;
+  // The frame for the next slot is patched and signed in the slack after the
+  // previous send, so at its deadline only send() is left. send() copies the
+  // frame into the kernel, so one template patched in place is the whole
+  // ring. Nothing in the loop allocates (publisher_loop_test.cc checks it);
+  // only a KDC key delivery does.
+  TimePoint dl = pub_->next_deadline();
+  ByteSpan frame = build(samples);
   while (!stop_requested() && r.sent + r.send_errors < limits.max_frames) {
-    const TimePoint dl = pub_->next_deadline();
     if (dl >= limits.end) break;
     const auto start = wait_for_deadline(dl, limits.spin);
     if (!start) break;
-    fill_samples(samples, p.asdus_per_frame, pub_->frame_index() * p.asdus_per_frame, p.sample_rate_hz);
-    auto f = pub_->build_next(samples);
-    if (!f) throw std::runtime_error("publisher failed: " + std::string(to_string(pub_->last_security_error())));
-    auto s = sink_->send(*f);
+    auto s = sink_->send(frame);
     const TimePoint done = TimePoint::from_ns(mono_ns());
     if (s) {
       ++r.sent;
@@ -54,8 +57,19 @@ PacedRunResult PacedPublisher::run(const PacingLimits& limits, JitterRecorder& j
     const std::uint64_t before = pub_->counters().skipped_frames;
     pub_->skip_to(TimePoint::from_ns(mono_ns()));
     if (pub_->counters().skipped_frames != before) jitter.break_period();  // a skip is not a period sample
+    if (r.sent + r.send_errors >= limits.max_frames) break;
+    dl = pub_->next_deadline();
+    frame = build(samples);
   }
   return r;
+}
+
+ByteSpan PacedPublisher::build(std::vector<sv::Sample>& samples) {
+  const sv::Profile& p = pub_->profile();
+  fill_samples(samples, p.asdus_per_frame, pub_->frame_index() * p.asdus_per_frame, p.sample_rate_hz);
+  auto f = pub_->build_next(samples);
+  if (!f) throw std::runtime_error("publisher failed: " + std::string(to_string(pub_->last_security_error())));
+  return *f;
 }
 
 void publish_on_interface(PublishRun run, std::ostream& out) {
@@ -93,8 +107,14 @@ void publish_on_interface(PublishRun run, std::ostream& out) {
     if (c.security.scheme != sv::Scheme::kNone) out << ", key id " << run.key_id_shown;
     out << ") on " << run.iface << std::endl;
   }
+  const ThreadSchedStats sched_before = thread_sched_stats();
   const PacedRunResult r = paced.run(limits, jitter);
   const double elapsed = static_cast<double>(mono_ns() - start.ns()) / 1e9;
+  const ThreadSchedStats sched_after = thread_sched_stats();
+  // Frames due = every slot the run covered: sent, failed, or skipped
+  // because the publisher was late past it.
+  const std::uint64_t due = r.sent + r.send_errors + pub.counters().skipped_frames;
+  const auto share = [due](std::uint64_t n) { return due ? static_cast<double>(n) / static_cast<double>(due) : 0.0; };
   nlohmann::json j{{"type", "publisher"},
                    {"iface", run.iface},
                    {"profile", std::string(p.name)},
@@ -105,16 +125,34 @@ void publish_on_interface(PublishRun run, std::ostream& out) {
                    {"frames_sent", r.sent},
                    {"frames_skipped", pub.counters().skipped_frames},
                    {"send_errors", r.send_errors},
+                   {"frames_due", due},
+                   {"on_time_frames", jitter.on_time()},
+                   {"on_time_share", share(jitter.on_time())},
+                   {"returned_on_time_frames", jitter.returned_on_time()},
+                   {"returned_on_time_share", share(jitter.returned_on_time())},
                    {"elapsed_s", elapsed},
                    {"load_average", loadavg()},
-                   {"method", "clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME) to deadline - spin_us, spin, "
-                              "build + sign + send() on AF_PACKET; times in us"},
+                   {"method", "frame built + signed after the previous send; clock_nanosleep(CLOCK_MONOTONIC, "
+                              "TIMER_ABSTIME) to deadline - spin_us, spin, send() on AF_PACKET; on time = send "
+                              "started (returned) less than one interarrival after the deadline, share of "
+                              "frames_due = sent + send_errors + skipped; times in us"},
                    {"spin_us", run.spin_us},
                    {"realtime", run.realtime && rt_failure.empty()}};
   if (c.security.scheme != sv::Scheme::kNone) j["key_id"] = pub.signer()->key_id();
   j["rekeys"] = pub.counters().rekeys;
   if (run.kdc) j["kdc_rejected"] = run.kdc->rejected();
   if (r.send_errors != 0) j["last_send_error"] = net::errno_text(r.last_errno);
+  // How long the kernel kept the sending thread from its CPU during the run
+  // (run queue wait while runnable, involuntary switches): what the
+  // scheduler, not the publisher, made late.
+  j["sched"] = nlohmann::json{
+      {"runqueue_wait_ms", sched_after.wait_ns >= 0 && sched_before.wait_ns >= 0
+                               ? static_cast<double>(sched_after.wait_ns - sched_before.wait_ns) / 1e6
+                               : -1.0},
+      {"cpu_ms", sched_after.run_ns >= 0 && sched_before.run_ns >= 0
+                     ? static_cast<double>(sched_after.run_ns - sched_before.run_ns) / 1e6
+                     : -1.0},
+      {"involuntary_switches", sched_after.involuntary_switches - sched_before.involuntary_switches}};
   j["jitter_us"] = nlohmann::json{{"lateness", stats_json(jitter.lateness())},
                                   {"send_done", stats_json(jitter.send_done())},
                                   {"period_dev", stats_json(jitter.period_dev())}};
@@ -129,9 +167,15 @@ void publish_on_interface(PublishRun run, std::ostream& out) {
                 static_cast<unsigned long long>(pub.counters().skipped_frames),
                 static_cast<unsigned long long>(r.send_errors));
   out << line;
+  std::snprintf(line, sizeof line, "on time: %llu of %llu frames due (%.4f %%) sent within one interarrival "
+                "(%.2f us) of their slot\n",
+                static_cast<unsigned long long>(jitter.on_time()), static_cast<unsigned long long>(due),
+                100.0 * share(jitter.on_time()), p.interarrival_us());
+  out << line;
   for (const char* k : {"lateness", "send_done", "period_dev"}) {
-    std::snprintf(line, sizeof line, "  %-10s mean %8.2f us  p99 %8.2f us  max %9.2f us\n", k,
-                  jj[k]["mean"].get<double>(), jj[k]["p99"].get<double>(), jj[k]["max"].get<double>());
+    std::snprintf(line, sizeof line, "  %-10s mean %8.2f us  p50 %8.2f us  p99 %8.2f us  p99.9 %8.2f us  max %9.2f us\n",
+                  k, jj[k]["mean"].get<double>(), jj[k]["p50"].get<double>(), jj[k]["p99"].get<double>(),
+                  jj[k]["p999"].get<double>(), jj[k]["max"].get<double>());
     out << line;
   }
   out << std::flush;

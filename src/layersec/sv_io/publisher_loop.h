@@ -1,8 +1,8 @@
 // `sv publish`: a merging unit on a real interface. The sans-I/O
 // sv::Publisher gives the frames and their absolute deadlines
-// (Profile::deadline); PacedPublisher sleeps (clock_nanosleep TIMER_ABSTIME)
-// until `spin` before each deadline, spins to it, builds the frame and sends
-// it on a FrameSink. Late wake-ups skip the frames whose deadlines passed
+// (Profile::deadline); PacedPublisher builds the next frame as soon as the
+// previous one is sent, sleeps (clock_nanosleep TIMER_ABSTIME) until `spin`
+// before its deadline, spins to it and sends it on a FrameSink. Late wake-ups skip the frames whose deadlines passed
 // (counted by the publisher), so smpCnt stays aligned with time. Keys the KDC
 // sends while it runs are scheduled for their valid-from time (converted
 // from the wall clock to CLOCK_MONOTONIC).
@@ -12,6 +12,7 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -52,11 +53,16 @@ class PacedPublisher {
   // Schedules a key newer than any seen (re-deliveries are ignored).
   void take_key(sv::kdc::GroupKeyUpdate update);
 
-  // Sends until `limits` say stop. Throws std::runtime_error "publisher
-  // failed: ..." when a frame cannot be built (signing failed).
+  // Sends until `limits` say stop. Each frame is built (patched, signed)
+  // right after the previous send, before its own deadline; at the deadline
+  // only send() runs. Throws std::runtime_error "publisher failed: ..." when
+  // a frame cannot be built (signing failed).
   PacedRunResult run(const PacingLimits& limits, JitterRecorder& jitter);
 
  private:
+  // Builds the frame of pub_->frame_index() (valid until the next build).
+  ByteSpan build(std::vector<sv::Sample>& samples);
+
   sv::Publisher* pub_;
   FrameSink* sink_;
   const Clock* wall_;
@@ -86,10 +92,14 @@ struct PublishRun {
 // stop handlers, starts 20 ms from now and prints a start-up line (text mode)
 // and the final report to `out`: one JSON line {"type":"publisher", iface,
 // profile, rate, auth, frame_bytes, interarrival_us, frames_sent,
-// frames_skipped, send_errors, elapsed_s, load_average, method, spin_us,
-// realtime, [key_id], rekeys, [kdc_rejected], [last_send_error], jitter_us:
-// {lateness, send_done, period_dev}} with --json, else a summary line and a
-// line per jitter figure. Throws std::runtime_error on start-up failures.
+// frames_skipped, send_errors, frames_due, on_time_frames, on_time_share,
+// returned_on_time_frames, returned_on_time_share, elapsed_s, load_average,
+// method, spin_us, realtime, [key_id], rekeys, [kdc_rejected],
+// [last_send_error], sched: {runqueue_wait_ms, cpu_ms,
+// involuntary_switches}, jitter_us: {lateness, send_done, period_dev} each
+// {samples, mean, p50, p99, p999, max}} with --json, else a summary line, an
+// on-time line and a line per jitter figure. Throws std::runtime_error on
+// start-up failures.
 void publish_on_interface(PublishRun run, std::ostream& out);
 
 }  // namespace layersec::sv_io
