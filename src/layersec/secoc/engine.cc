@@ -177,7 +177,6 @@ Status<crypto::CryptoError> compute_authenticator(
     ByteSpan area, std::uint64_t fv, std::span<std::uint8_t, kMaxTagBytes> tag_out) {
   const std::size_t fvn = profile.fv_bytes();
   const std::size_t total = 2 + header.size() + area.size() + fvn;
-  Status<crypto::CryptoError> st = {};
   if (total <= kInlineDtaBytes) {
     // The common case: DataToAuthenticator assembled on the stack and fed to
     // the MAC in one call (each further update costs as much as copying a
@@ -191,16 +190,15 @@ Status<crypto::CryptoError> compute_authenticator(
     if (!area.empty()) std::memcpy(w, area.data(), area.size());
     w += area.size();
     encode_fv(profile, fv, w);
-    st = mac.compute(ByteSpan(dta.data(), total), tag_out);
+    if (auto st = mac.compute(ByteSpan(dta.data(), total), tag_out); !st) return st;
   } else {
     std::uint8_t id[2];
     store_be16(id, data_id);
     std::uint8_t fvb[8];
     encode_fv(profile, fv, fvb);
     const ByteSpan parts[4] = {ByteSpan(id, 2), header, area, ByteSpan(fvb, fvn)};
-    st = mac.compute(std::span<const ByteSpan>(parts, 4), tag_out);
+    if (auto st = mac.compute(std::span<const ByteSpan>(parts, 4), tag_out); !st) return st;
   }
-  if (!st) return st;
   // Truncation in place: keep the MSBs, clear the unused low bits of the last byte.
   const unsigned bits = profile.auth_info_tx_length;
   if (bits % 8) tag_out[(bits + 7) / 8 - 1] &= static_cast<std::uint8_t>(0xFF << (8 - bits % 8));
