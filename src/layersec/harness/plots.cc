@@ -278,12 +278,20 @@ PlotOutcome write_zonal_plot(const std::string& dir, const ZonalReport& report) 
   namespace fs = std::filesystem;
   const fs::path base(dir);
   const fs::path data = base / "plot-data";
-  // One line per hop count: max and p99 of on, strict, fifo, then the bounds.
+  // One line per hop count: max and p99 of on, strict, fifo (ideal clocks),
+  // then the bounds, then the max of the first gptp and free-running rows.
   std::map<int, std::map<ZonalShaper, const ZonalRow*>> by_hops;
-  for (const auto& r : report.rows) by_hops[r.hops][r.shaper] = &r;
+  std::map<int, std::map<ZonalClock, const ZonalRow*>> clocked;
+  for (const auto& r : report.rows) {
+    if (r.clock == ZonalClock::kIdeal) {
+      by_hops[r.hops][r.shaper] = &r;
+    } else if (!clocked[r.hops].count(r.clock)) {
+      clocked[r.hops][r.clock] = &r;
+    }
+  }
   std::ostringstream dat;
   dat << "# hops  on_max_us on_p99_us  strict_max_us strict_p99_us  fifo_max_us fifo_p99_us  bound_on_us "
-         "bound_strict_us  (simulated time, farthest ECU)\n";
+         "bound_strict_us  gptp_max_us free_max_us  (simulated time, farthest ECU)\n";
   auto cell = [](const ZonalRow* r, int what) -> std::string {
     if (!r) return "NaN";
     if (what == 0) return std::to_string(static_cast<double>(r->st_max_ns) / 1000.0);
@@ -299,7 +307,15 @@ PlotOutcome write_zonal_plot(const std::string& dir, const ZonalReport& report) 
     dat << entry.first;
     for (ZonalShaper s : {ZonalShaper::kOn, ZonalShaper::kStrict, ZonalShaper::kFifo})
       dat << ' ' << cell(get(s), 0) << ' ' << cell(get(s), 1);
-    dat << ' ' << cell(get(ZonalShaper::kOn), 2) << ' ' << cell(get(ZonalShaper::kStrict), 2) << "\n";
+    dat << ' ' << cell(get(ZonalShaper::kOn), 2) << ' ' << cell(get(ZonalShaper::kStrict), 2);
+    const auto& c = clocked[entry.first];
+    for (ZonalClock k : {ZonalClock::kGptp, ZonalClock::kFree}) dat << ' ' << cell(c.count(k) ? c.at(k) : nullptr, 0);
+    dat << "\n";
+  }
+  bool have_gptp = false, have_free = false;
+  for (const auto& entry : clocked) {
+    have_gptp = have_gptp || entry.second.count(ZonalClock::kGptp);
+    have_free = have_free || entry.second.count(ZonalClock::kFree);
   }
   if (by_hops.empty()) {
     outcome.message = "no zonal rows to plot";
@@ -322,7 +338,14 @@ PlotOutcome write_zonal_plot(const std::string& dir, const ZonalReport& report) 
      << gp_quote(f.string()) << " using 1:6 with linespoints lw 2 title 'FIFO, max', "
      << gp_quote(f.string()) << " using 1:7 with linespoints dt 2 title 'FIFO, p99', "
      << gp_quote(f.string()) << " using 1:8 with lines lw 1 dt 3 title 'analytic bound, shaper on', "
-     << gp_quote(f.string()) << " using 1:9 with lines lw 1 dt 4 title 'analytic bound, strict'\n";
+     << gp_quote(f.string()) << " using 1:9 with lines lw 1 dt 4 title 'analytic bound, strict'";
+  if (have_gptp)
+    gp << ", " << gp_quote(f.string())
+       << " using 1:10 with linespoints lw 2 dt 2 lc rgb 'black' title 'shaper on, gPTP clocks, max'";
+  if (have_free)
+    gp << ", " << gp_quote(f.string())
+       << " using 1:11 with linespoints lw 2 lc rgb '#b22222' title 'shaper on, free-running clocks, max'";
+  gp << "\n";
   const fs::path script = base / "zonal.gp";
   try {
     write_file(f.string(), dat.str());

@@ -58,6 +58,7 @@ void validate(const ZonalOptions& o) {
   check_range("cycle_ns", static_cast<double>(o.cycle_ns), 100'000, 100'000'000);
   check_range("switching_delay_ns", static_cast<double>(o.switching_delay_ns), 0, 1'000'000);
   check_range("cable_ns", static_cast<double>(o.cable_ns), 0, 100'000);
+  validate(o.clock);
 }
 
 namespace {
@@ -414,6 +415,7 @@ struct Egress {
   net::PortId port = 0;
   net::LinkSide side = net::LinkSide::kDownlink;
   std::uint64_t bps = 0;
+  std::shared_ptr<const tsn::TimeBase> clock;  // the clock of the node the port belongs to (nullptr: simulated time)
   std::vector<StWindow> windows;
   int streams = 0;  // ST streams whose path crosses it
 };
@@ -432,6 +434,11 @@ std::int64_t percentile(const std::vector<std::int64_t>& sorted, double p) {
 ZonalRun run_zonal(const ZonalOptions& o) {
   validate(o);
   const int h = o.hops;
+  const std::int64_t start = o.cycle_ns;  // one cycle of warm-up (learning, cameras starting)
+  const std::int64_t end = start + static_cast<std::int64_t>(o.cycles) * o.cycle_ns;
+  constexpr std::int64_t kDrainNs = 50'000'000;
+  // Every node's clock over the whole run and its drain.
+  const ZonalClocks clocks(o.clock, h, o.cable_ns, o.seed, end + kDrainNs + o.cycle_ns);
   net::Simulator sim(o.seed, TimePoint::from_ns(0));
   net::SegmentConfig sc;
   sc.switching_delay = Duration::nanoseconds(o.switching_delay_ns);
@@ -459,8 +466,9 @@ ZonalRun run_zonal(const ZonalOptions& o) {
     return std::pair<macsec::SecY*, macsec::SecY*>{secys[secys.size() - 2].get(), secys.back().get()};
   };
   std::vector<Egress> egress;
-  auto add_egress = [&](net::Segment* s, net::PortId p, net::LinkSide side, std::uint64_t bps) {
-    egress.push_back(Egress{s, p, side, bps, {}, 0});
+  auto add_egress = [&](net::Segment* s, net::PortId p, net::LinkSide side, std::uint64_t bps,
+                        std::shared_ptr<const tsn::TimeBase> clock) {
+    egress.push_back(Egress{s, p, side, bps, std::move(clock), {}, 0});
     return egress.size() - 1;
   };
 
@@ -472,8 +480,8 @@ ZonalRun run_zonal(const ZonalOptions& o) {
     central.secy = c_secy;
     procs[0]->bind(c_port, sw_secy);
   }
-  const std::size_t e_to_c = add_egress(zones[0].get(), c_port, net::LinkSide::kDownlink, o.port_bps);
-  (void)add_egress(zones[0].get(), c_port, net::LinkSide::kUplink, o.port_bps);
+  const std::size_t e_to_c = add_egress(zones[0].get(), c_port, net::LinkSide::kDownlink, o.port_bps, clocks.zone(1));
+  (void)add_egress(zones[0].get(), c_port, net::LinkSide::kUplink, o.port_bps, clocks.central());
   net::FrameSender& c_tx = zones[0]->sender(c_port);
 
   // Trunks: trunks[k-1] joins Z(k+1) (its A end) to Zk (its B end).
@@ -484,8 +492,10 @@ ZonalRun run_zonal(const ZonalOptions& o) {
     auto [far, near] = link_pair();
     procs[k]->bind(trunks.back()->port_a(), near);
     procs[k - 1]->bind(trunks.back()->port_b(), far);
-    e_trunk.push_back(add_egress(zones[k].get(), trunks.back()->port_a(), net::LinkSide::kDownlink, o.port_bps));
-    (void)add_egress(zones[k].get(), trunks.back()->port_a(), net::LinkSide::kUplink, o.port_bps);
+    // Downlink of port_a: Z(k+1)'s egress onto the trunk; its uplink: Zk's.
+    e_trunk.push_back(
+        add_egress(zones[k].get(), trunks.back()->port_a(), net::LinkSide::kDownlink, o.port_bps, clocks.zone(k + 1)));
+    (void)add_egress(zones[k].get(), trunks.back()->port_a(), net::LinkSide::kUplink, o.port_bps, clocks.zone(k));
   }
 
   // ECUs and cameras.
@@ -502,8 +512,8 @@ ZonalRun run_zonal(const ZonalOptions& o) {
     ecus.back()->secy = ep;
     ecus.back()->tx = &z.sender(p);
     procs[k - 1]->bind(p, sw);
-    e_ecu.push_back(add_egress(&z, p, net::LinkSide::kUplink, o.ecu_bps));
-    (void)add_egress(&z, p, net::LinkSide::kDownlink, o.ecu_bps);
+    e_ecu.push_back(add_egress(&z, p, net::LinkSide::kUplink, o.ecu_bps, clocks.ecu(k)));
+    (void)add_egress(&z, p, net::LinkSide::kDownlink, o.ecu_bps, clocks.zone(k));
     central.ecus.push_back(ecus.back().get());
     for (int c = 0; c < 2; ++c) {
       const int id = 2 * (k - 1) + c + 1;
@@ -513,8 +523,8 @@ ZonalRun run_zonal(const ZonalOptions& o) {
       cameras.back()->secy = cam;
       cameras.back()->tx = &z.sender(cp);
       procs[k - 1]->bind(cp, csw);
-      (void)add_egress(&z, cp, net::LinkSide::kUplink, o.port_bps);
-      (void)add_egress(&z, cp, net::LinkSide::kDownlink, o.port_bps);
+      (void)add_egress(&z, cp, net::LinkSide::kUplink, o.port_bps, nullptr);  // BE only, every gate open
+      (void)add_egress(&z, cp, net::LinkSide::kDownlink, o.port_bps, clocks.zone(k));
     }
   }
   for (int k = 0; k < h; ++k)
@@ -559,6 +569,7 @@ ZonalRun run_zonal(const ZonalOptions& o) {
     shc.port.num_classes = 2;
     shc.port.queue_limit_frames = kQueueLimit;
     if (o.shaper == ZonalShaper::kOn) shc.schedule.set_admin(gcls.back(), 0);
+    shc.time_base = e.clock;
     e.segment->set_shaper(e.port, e.side, shc);
   }
 
@@ -597,14 +608,16 @@ ZonalRun run_zonal(const ZonalOptions& o) {
     if (!f.ok() || !protect_into(*central.secy, ByteSpan(hello, *f), wire) || !c_tx.send_frame(wire))
       throw std::runtime_error("zonal: the central node's hello could not be sent");
   }
-  const std::int64_t start = o.cycle_ns;  // one cycle of warm-up (learning, cameras starting)
-  const std::int64_t end = start + static_cast<std::int64_t>(o.cycles) * o.cycle_ns;
   central.measure_from_ns = start;
   central.measure_to_ns = end;
   for (auto& e : ecus) {
     Ecu* ecu = e.get();
+    // Each ECU releases at its own clock's cycle start.
+    const auto clock = clocks.ecu(ecu->zone());
     for (int c = 0; c < o.cycles; ++c) {
-      sim.schedule_at(TimePoint::from_ns(start + c * o.cycle_ns), [ecu, c] { ecu->send(static_cast<std::uint32_t>(c)); });
+      const std::int64_t local = start + c * o.cycle_ns;
+      const std::int64_t at = clock ? clock->true_at_or_after(local, 0) : local;
+      sim.schedule_at(TimePoint::from_ns(at), [ecu, c] { ecu->send(static_cast<std::uint32_t>(c)); });
     }
   }
   const double be_bits_per_s = o.be_load_pct / 100.0 * static_cast<double>(o.port_bps);
@@ -629,7 +642,7 @@ ZonalRun run_zonal(const ZonalOptions& o) {
     }
   }
   sim.run_until(TimePoint::from_ns(end));
-  sim.run_until_idle(50'000'000);
+  sim.run_until_idle(kDrainNs);
   // The cameras' closures hold themselves (they stopped at `end`): release them.
   for (auto& loop : camera_loops) *loop = nullptr;
 
@@ -688,6 +701,18 @@ ZonalRun run_zonal(const ZonalOptions& o) {
   }
   r.macsec_drops = central.macsec_drops;
   for (const auto& p : procs) r.macsec_drops += p->drops;
+  r.clock = o.clock.mode;
+  if (r.clock != ZonalClock::kIdeal) {
+    r.drift_ppm = o.clock.drift_ppm;
+    r.wander_ppm_per_s = o.clock.wander_ppm_per_s;
+  }
+  if (r.clock == ZonalClock::kGptp) r.sync_interval_ms = sync_interval_ms(o.clock.log_sync_interval);
+  r.start_offset_max_ns = clocks.start_offset_max_ns();
+  {
+    std::vector<const tsn::TimeBase*> path;  // the farthest ECU's egress ports, in the frames' direction
+    for (const std::size_t e : paths.back()) path.push_back(egress[e].clock.get());
+    r.misalign = path_misalignment(path, start, o.cycle_ns, o.cycles);
+  }
 
   if (attacker) {
     zones[0]->remove_hook(&*attacker);
@@ -725,6 +750,29 @@ ZonalReport run_zonal_sweep(const ZonalSweepOptions& o) {
       rep.rows.push_back(run_zonal(z).row);
     }
   }
+  for (int hops = o.min_hops; hops <= o.max_hops; ++hops) {
+    z.hops = hops;
+    z.shaper = ZonalShaper::kOn;
+    for (ZonalClock c : o.clocks) {
+      if (c == ZonalClock::kIdeal) continue;
+      for (double drift : o.drift_ppm) {
+        for (double wander : o.wander_ppm_per_s) {
+          z.clock.mode = c;
+          z.clock.drift_ppm = drift;
+          z.clock.wander_ppm_per_s = wander;
+          if (c == ZonalClock::kFree) {
+            rep.rows.push_back(run_zonal(z).row);
+            continue;
+          }
+          for (int log_interval : o.log_sync_intervals) {
+            z.clock.log_sync_interval = log_interval;
+            rep.rows.push_back(run_zonal(z).row);
+          }
+        }
+      }
+    }
+  }
+  z.clock = ZonalClockOptions{};
   z.hops = o.max_hops;
   z.shaper = ZonalShaper::kOn;
   z.compromised_switch = true;

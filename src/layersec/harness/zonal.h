@@ -22,6 +22,13 @@
 // every gate open (strict priority, no gates). FIFO: no shaper, the links'
 // FIFO queues.
 //
+// Clocks (ZonalClockOptions, zonal_clock.h): ideal (every node on simulated
+// time), free (drifting oscillators) or gptp (drifting oscillators
+// disciplined by gPTP). Each egress port's shaper runs on the clock of the
+// node it belongs to and each ECU releases its event at its own clock's
+// cycle start; the row then reports the gate misalignment between adjacent
+// hops of the farthest ECU's path.
+//
 // Everything is simulated time: latencies are exact nanoseconds of the
 // simulation (ECU application send to SecOC verification at C), never the
 // host's clock. Processing is the switches' fixed store-and-forward delay;
@@ -32,6 +39,8 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "layersec/harness/zonal_clock.h"
 
 namespace layersec::harness {
 
@@ -54,6 +63,7 @@ struct ZonalOptions {
   std::int64_t cable_ns = 100;                // propagation delay of every link, 0 .. 100 us
   bool compromised_switch = false;            // Z1 reads, alters and re-protects every ST event
   std::uint64_t seed = 1;
+  ZonalClockOptions clock{};                  // ideal: every node on simulated time
 };
 
 // Throws std::invalid_argument naming the field and the accepted range.
@@ -97,6 +107,15 @@ struct ZonalRow {
   std::uint64_t transmission_overruns = 0;
   // Frames a SecY refused anywhere (0 unless attacked).
   std::uint64_t macsec_drops = 0;
+  // The nodes' clocks (zonal_clock.h) and the gate misalignment between
+  // adjacent egress ports of the farthest ECU's path (ECU, Zh, ..., Z1), at
+  // every measured cycle start; all 0 with ideal clocks.
+  ZonalClock clock = ZonalClock::kIdeal;
+  double drift_ppm = 0;                  // the bound the nodes' errors were drawn in (0: ideal)
+  double wander_ppm_per_s = 0;           // the bound of their rates of change
+  std::optional<double> sync_interval_ms;  // gptp only
+  Misalignment misalign{};
+  double start_offset_max_ns = 0;        // gptp: largest |node - GM| when the network starts
 };
 
 // The compromised zonal switch (Z1, which every event crosses): it holds the
@@ -129,16 +148,23 @@ struct ZonalSweepOptions {
   std::uint64_t port_bps = 1'000'000'000;
   int cycles = 1000;
   std::uint64_t seed = 1;
+  // Clock rows (shaper on) after the ideal on/strict/fifo rows of each hop
+  // count: every gptp drift x wander x sync interval, every free drift x wander.
+  std::vector<ZonalClock> clocks;          // kIdeal entries are ignored (the ideal rows are always there)
+  std::vector<double> drift_ppm = {100};
+  std::vector<double> wander_ppm_per_s = {0};
+  std::vector<int> log_sync_intervals = {-3};
 };
 
 struct ZonalReport {
   ZonalSweepOptions options;
-  std::vector<ZonalRow> rows;   // per hop count: on, strict, fifo
-  ZonalCompromise compromise;   // max_hops, shaper on
+  std::vector<ZonalRow> rows;   // per hop count: on, strict, fifo (ideal clocks), then the clock rows
+  ZonalCompromise compromise;   // max_hops, shaper on, ideal clocks
 };
 
-// Every hop count in [min_hops, max_hops] with each shaper setting, then the
-// compromised-switch run at max_hops. Throws as run_zonal.
+// Every hop count in [min_hops, max_hops] with each shaper setting, the
+// clock rows, then the compromised-switch run at max_hops. Throws as
+// run_zonal.
 [[nodiscard]] ZonalReport run_zonal_sweep(const ZonalSweepOptions& o);
 
 }  // namespace layersec::harness

@@ -468,15 +468,24 @@ void Segment::deliver(PortId egress, const Frame& frame, std::int64_t ready_ns) 
 namespace layersec::net {
 
 struct Segment::Shaper {
-  Shaper(tsn::PortConfig pc, tsn::GateSchedule gates, tsn::TrafficClassMap map, std::uint8_t pcp)
-      : port(pc, std::move(gates)), classes(map), default_pcp(pcp) {}
+  Shaper(tsn::PortConfig pc, tsn::GateSchedule gates, tsn::TrafficClassMap map, std::uint8_t pcp,
+         std::shared_ptr<const tsn::TimeBase> tb)
+      : port(pc, std::move(gates)), classes(map), default_pcp(pcp), time_base(std::move(tb)) {}
   struct Waiting {
     std::function<void(Frame)> arrive;
     OwnerId owner;
   };
+  // The port's clock at simulated time t, and the first simulated time >=
+  // not_before at which the port's clock reads `local` (identity without a
+  // time base).
+  [[nodiscard]] std::int64_t local(std::int64_t t) const { return time_base ? time_base->local_of(t) : t; }
+  [[nodiscard]] std::int64_t at_local(std::int64_t local_ns, std::int64_t not_before) const {
+    return time_base ? time_base->true_at_or_after(local_ns, not_before) : local_ns;
+  }
   tsn::EgressPort port;
   tsn::TrafficClassMap classes;
   std::uint8_t default_pcp;
+  std::shared_ptr<const tsn::TimeBase> time_base;
   std::map<std::uint64_t, Waiting> waiting;  // by the frame's tag in the shaper
   std::uint64_t next_tag = 0;
   std::optional<EventId> pump_event;
@@ -499,7 +508,8 @@ void Segment::set_shaper(PortId port, LinkSide side, ShaperConfig config) {
     throw std::invalid_argument("set_shaper: the class map and the port disagree on the number of classes");
   }
   if (dir.shaper && dir.shaper->pump_event) sim_.cancel(*dir.shaper->pump_event);
-  dir.shaper = std::make_shared<Shaper>(config.port, std::move(config.schedule), classes, config.default_pcp);
+  dir.shaper = std::make_shared<Shaper>(config.port, std::move(config.schedule), classes, config.default_pcp,
+                                        std::move(config.time_base));
 }
 
 const tsn::EgressPort* Segment::shaper(PortId port, LinkSide side) const {
@@ -511,9 +521,11 @@ const tsn::EgressPort* Segment::shaper(PortId port, LinkSide side) const {
 std::optional<TimePoint> Segment::set_schedule(PortId port, LinkSide side, const tsn::GateControlList& gcl) {
   Direction& dir = direction(port, side);
   if (!dir.shaper) return std::nullopt;
-  const std::int64_t at = dir.shaper->port.set_schedule(gcl, sim_.now().ns());
+  Shaper& s = *dir.shaper;
+  const std::int64_t now = sim_.now().ns();
+  const std::int64_t at = s.port.set_schedule(gcl, s.local(now));
   pump(port, dir);
-  return TimePoint::from_ns(at);
+  return TimePoint::from_ns(s.at_local(at, now));
 }
 
 bool Segment::transmit_shaped(PortId port, Direction& dir, Frame frame, std::function<void(Frame)> arrive,
@@ -527,7 +539,7 @@ bool Segment::transmit_shaped(PortId port, Direction& dir, Frame frame, std::fun
   }
   const int tc = s.classes.traffic_class(pcp);
   const std::uint64_t tag = ++s.next_tag;
-  if (s.port.enqueue(std::move(frame), tc, sim_.now().ns(), tag) != tsn::EnqueueResult::kQueued) return false;
+  if (s.port.enqueue(std::move(frame), tc, s.local(sim_.now().ns()), tag) != tsn::EnqueueResult::kQueued) return false;
   s.waiting.emplace(tag, Shaper::Waiting{std::move(arrive), arrive_owner});
   pump(port, dir);
   return true;
@@ -536,16 +548,19 @@ bool Segment::transmit_shaped(PortId port, Direction& dir, Frame frame, std::fun
 void Segment::pump(PortId port, Direction& dir) {
   std::shared_ptr<Shaper> s = dir.shaper;
   const LinkConfig& link = ports_[port]->link;
+  // The port runs on its own clock (local); the simulator on `now`.
   const std::int64_t now = sim_.now().ns();
+  const std::int64_t local = s->local(now);
   std::weak_ptr<bool> alive = alive_;
-  if (auto t = s->port.dequeue(now)) {
+  if (auto t = s->port.dequeue(local)) {
     auto it = s->waiting.find(t->tag);
     if (it != s->waiting.end()) {
       Shaper::Waiting w = std::move(it->second);
       s->waiting.erase(it);
-      dir.busy_until = TimePoint::from_ns(t->end_ns);
+      const std::int64_t end = s->at_local(t->end_ns, now);
+      dir.busy_until = TimePoint::from_ns(end);
       sim_.schedule_at(
-          TimePoint::from_ns(t->end_ns) + link.latency,
+          TimePoint::from_ns(end) + link.latency,
           [alive, f = std::move(t->frame), arrive = std::move(w.arrive)]() mutable {
             if (auto a = alive.lock(); a && *a) arrive(std::move(f));
           },
@@ -555,7 +570,9 @@ void Segment::pump(PortId port, Direction& dir) {
   // Frames the shaper dropped from its queues (a new schedule made them
   // unsendable) leave their callbacks behind; forget those.
   for (const std::uint64_t dropped : s->port.take_dropped_tags()) s->waiting.erase(dropped);
-  const std::int64_t next = s->port.next_event(now);
+  const std::int64_t next_local = s->port.next_event(local);
+  if (next_local == tsn::kNever) return;
+  const std::int64_t next = s->at_local(next_local, now);
   if (next == tsn::kNever) return;
   if (s->pump_event && s->pump_at <= next && s->pump_at > now) return;  // an earlier look is already due
   if (s->pump_event) sim_.cancel(*s->pump_event);

@@ -60,6 +60,7 @@
 #include "layersec/net/frame.h"
 #include "layersec/net/recorder.h"
 #include "layersec/tsn/egress_port.h"
+#include "layersec/tsn/time_base.h"
 #include "layersec/tsn/traffic_class.h"
 
 namespace layersec::net {
@@ -329,7 +330,12 @@ struct SwitchStats {
 // outer 802.1Q/802.1ad tag's PCP when the tag is readable (clear tag), else
 // from `default_pcp` (a MACsec frame with the tag inside the ciphertext is
 // classified by the port's default, which is the point of the clear-tag
-// layout). Times are simulated nanoseconds.
+// layout). Times are simulated nanoseconds, unless the direction has a
+// time_base: then the port (its gates, guard band, serialisation, config
+// changes) runs on that local clock, which the simulator converts to and from
+// its own (true) time at every look: a node's drifting or gPTP-disciplined
+// clock (tsn/time_base.h). Without one the port runs on simulated time, as
+// before.
 enum class LinkSide : std::uint8_t {
   kUplink,    // endpoint -> switch: the host NIC's egress
   kDownlink,  // switch -> endpoint: the switch port's egress
@@ -340,6 +346,7 @@ struct ShaperConfig {
   tsn::GateSchedule schedule;
   std::optional<tsn::TrafficClassMap> classes;  // nullopt: 802.1Q Table 8-5 for port.num_classes
   std::uint8_t default_pcp = 0;
+  std::shared_ptr<const tsn::TimeBase> time_base;  // nullptr: the port runs on simulated time
 };
 
 // What a hook sees about a frame besides its bytes.
@@ -445,7 +452,8 @@ class Segment final : public SwitchControl {
   // The shaper of that direction (counters, gates), or nullptr.
   [[nodiscard]] const tsn::EgressPort* shaper(PortId port, LinkSide side) const;
   // Installs a new gate control list on a shaped direction (pending until
-  // its change time); returns the change time, or nullopt if unshaped.
+  // its change time, a cycle boundary of the port's clock); returns the
+  // (simulated) time at which the change takes effect, or nullopt if unshaped.
   // Throws std::invalid_argument for a list the port refuses (validate()).
   std::optional<TimePoint> set_schedule(PortId port, LinkSide side, const tsn::GateControlList& gcl);
 

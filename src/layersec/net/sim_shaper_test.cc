@@ -1,12 +1,17 @@
 // The 802.1Qbv shaper on the simulated segment's links (Segment::set_shaper):
 // exact gate timing to the nanosecond, ST without loss or interference under
-// saturating BE, and a schedule change landing at its cycle boundary.
+// saturating BE, and a schedule change landing at its cycle boundary; the
+// same on a port whose clock drifts (ShaperConfig::time_base): the gates,
+// the guard band and a config change follow the local clock, to the
+// nanosecond of true time.
+#include <memory>
 #include <stdexcept>
 
 #include <gtest/gtest.h>
 
 #include "layersec/net/sim.h"
 #include "layersec/tsn/gate_analysis.h"
+#include "layersec/tsn/time_base.h"
 
 namespace layersec::net {
 namespace {
@@ -63,7 +68,7 @@ struct Bed {
   Segment seg{sim};
   Sink sink{sim};
   PortId a = 0, rx = 0, b = 0;
-  Bed() {
+  explicit Bed(std::shared_ptr<const tsn::TimeBase> clock = nullptr) {
     LinkConfig fast;
     fast.bandwidth_bps = 1'000'000'000;
     fast.latency = Duration::microseconds(1);
@@ -87,9 +92,28 @@ struct Bed {
     sc.port.num_classes = 2;
     sc.port.queue_limit_frames = 64;
     sc.schedule.set_admin(st_be(), 0);
+    sc.time_base = std::move(clock);
     seg.set_shaper(rx, LinkSide::kDownlink, sc);
   }
 };
+
+// The drifting clock written out independently of tsn::LinearTimeBase:
+// local(t) = t + floor(t · ppb / 1e9), and the first true ns reading l.
+std::int64_t floor_div(std::int64_t a, std::int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+std::int64_t local_at(std::int64_t ppb, std::int64_t t) { return t + floor_div(t * ppb, 1'000'000'000); }
+std::int64_t true_at(std::int64_t ppb, std::int64_t l) {
+  std::int64_t t = l - l * ppb / 1'000'000'000 - 10;  // below the answer: l·(1 - ppb) <= l / (1 + ppb)
+  while (local_at(ppb, t) < l) ++t;
+  return t;
+}
+// When a frame due to start at local time `due` (of `bytes` without FCS,
+// 100 Mbit/s) reaches the sink: it starts at the first true ns the clock
+// reads `due` or more (a fast clock skips a value now and then), ends
+// its wire time later on the port's clock, then 1 us of cable.
+std::int64_t arrival(std::int64_t ppb, std::int64_t due, std::size_t bytes) {
+  const std::int64_t start = local_at(ppb, true_at(ppb, due));
+  return true_at(ppb, start + tsn::wire_time_ns(bytes + 4, k100M)) + 1 * kUs;
+}
 
 TEST(SimShaper, GateTimingIsExactToTheNanosecond) {
   Bed bed;
@@ -193,6 +217,115 @@ TEST(SimShaper, ANewScheduleLandsOnItsCycleBoundary) {
   EXPECT_EQ(bed.sink.got[0].at_ns, 5'500 * kUs + tsn::wire_time_ns(104, k100M) + 1 * kUs);
   EXPECT_EQ(bed.sink.got[1].at_ns, 5'500 * kUs + 2 * tsn::wire_time_ns(104, k100M) + 1 * kUs);
   EXPECT_EQ(bed.seg.shaper(bed.rx, LinkSide::kDownlink)->gates().config_changes(), 1u);
+}
+
+TEST(SimShaper, APortOnAFastClockOpensItsGatesWhenItsClockSays) {
+  constexpr std::int64_t kPpb = 100'000;  // +100 ppm: 100 ns per ms ahead of simulated time
+  Bed bed(std::make_shared<tsn::LinearTimeBase>(0, kPpb));
+  // Every cycle c: an ST frame sent in the BE window (at c ms + 500 us of
+  // simulated time) waits for the ST window at local (c+1) ms, a BE frame
+  // sent at (c+1) ms + 10 us for the BE window at local (c+1) ms + 100 us.
+  const int cycles = 20;
+  for (int c = 1; c <= cycles; ++c) {
+    bed.sim.schedule_at(TimePoint::from_ns(c * 1'000 * kUs + 500 * kUs),
+                        [&, c] { EXPECT_TRUE(bed.seg.sender(bed.a).send_frame(tagged(6, 2 * c, 200, 1))); });
+    bed.sim.schedule_at(TimePoint::from_ns((c + 1) * 1'000 * kUs + 10 * kUs),
+                        [&, c] { EXPECT_TRUE(bed.seg.sender(bed.a).send_frame(tagged(0, 2 * c + 1, 64, 1))); });
+  }
+  bed.sim.run_for(Duration::milliseconds(cycles + 5));
+  ASSERT_EQ(bed.sink.got.size(), 2u * cycles);
+  // By hand for the first: local 2 ms is true 1,999,801 ns (1,999,801 +
+  // floor(199.98) = 2,000,000); the frame's 17,920 ns end at local 2,017,920
+  // = true 2,017,719; 1 us of cable. On simulated time it would arrive 201 ns later.
+  EXPECT_EQ(bed.sink.got[0].seq, 2u);
+  EXPECT_EQ(bed.sink.got[0].at_ns, 2'018'719);
+  for (const auto& a : bed.sink.got) {
+    const auto c = static_cast<std::int64_t>(a.seq / 2);
+    if (a.seq % 2 == 0) {
+      EXPECT_EQ(a.at_ns, arrival(kPpb, (c + 1) * 1'000 * kUs, 200)) << "ST of cycle " << c;
+    } else {
+      EXPECT_EQ(a.at_ns, arrival(kPpb, (c + 1) * 1'000 * kUs + 100 * kUs, 64)) << "BE of cycle " << c;
+    }
+  }
+  // After 20 cycles the port's windows open 2.1 us before simulated time's
+  // (local 21 ms is true 20,997,901 ns: 20,997,901 + 2,099 = 21,000,000).
+  EXPECT_EQ(true_at(kPpb, 21'000 * kUs), 20'997'901);
+  const auto* sh = bed.seg.shaper(bed.rx, LinkSide::kDownlink);
+  EXPECT_EQ(sh->counters(0).transmission_overruns + sh->counters(1).transmission_overruns, 0u);
+}
+
+TEST(SimShaper, AConfigChangeOnADriftingClockLandsOnItsLocalCycleBoundary) {
+  constexpr std::int64_t kPpb = 100'000;
+  Bed bed(std::make_shared<tsn::LinearTimeBase>(0, kPpb));
+  tsn::GateControlList next;
+  next.base_time_ns = 5'000 * kUs;  // local time
+  next.entries = {{0x01, 500 * kUs}, {0x02, 500 * kUs}};
+  bed.sim.schedule_at(TimePoint::from_ns(2'300 * kUs), [&] {
+    auto at = bed.seg.set_schedule(bed.rx, LinkSide::kDownlink, next);
+    ASSERT_TRUE(at);
+    // Local 5 ms: true 4,999,501 ns (4,999,501 + floor(499.95) = 5,000,000).
+    EXPECT_EQ(at->ns(), 4'999'501);
+    EXPECT_EQ(local_at(kPpb, at->ns() - 1), 5'000 * kUs - 1);
+  });
+  // As on simulated time: both frames wait for the new list's ST window at
+  // local 5.5 ms, back to back.
+  bed.sim.schedule_at(TimePoint::from_ns(4'950 * kUs), [&] { EXPECT_TRUE(bed.seg.sender(bed.b).send_frame(tagged(6, 1, 100, 2))); });
+  bed.sim.schedule_at(TimePoint::from_ns(5'050 * kUs), [&] { EXPECT_TRUE(bed.seg.sender(bed.b).send_frame(tagged(6, 2, 100, 2))); });
+  bed.sim.run_for(Duration::milliseconds(8));
+  ASSERT_EQ(bed.sink.got.size(), 2u);
+  const std::int64_t w = tsn::wire_time_ns(104, k100M);
+  EXPECT_EQ(bed.sink.got[0].at_ns, arrival(kPpb, 5'500 * kUs, 100));
+  EXPECT_EQ(bed.sink.got[0].at_ns, 5'510'370);  // by hand: local 5,509,920 = true 5,509,370
+  EXPECT_EQ(bed.sink.got[1].at_ns, arrival(kPpb, 5'500 * kUs + w, 100));
+  EXPECT_EQ(bed.seg.shaper(bed.rx, LinkSide::kDownlink)->gates().config_changes(), 1u);
+}
+
+TEST(SimShaper, OnADriftingClockAFrameStartsOnlyIfItEndsInItsLocalWindow) {
+  // -1000 ppm. Three ST frames queued before the window of local 1 ms: at
+  // 100 Mbit/s a byte is 80 ns, the 100 us window 1,250 byte times, each
+  // frame its size + 24 (FCS, preamble, gap). 392+392+394 fill it exactly;
+  // with 395 the third would end 80 ns after the gate closes and waits for
+  // the next window.
+  constexpr std::int64_t kPpb = -1'000'000;
+  for (const std::size_t third : {394u, 395u}) {
+    SCOPED_TRACE("third frame " + std::to_string(third));
+    Bed bed(std::make_shared<tsn::LinearTimeBase>(0, kPpb));
+    const std::size_t sizes[3] = {392, 392, third};
+    for (std::uint32_t i = 0; i < 3; ++i) {
+      bed.sim.schedule_at(TimePoint::from_ns(200 * kUs + i * 10 * kUs),
+                          [&, i] { EXPECT_TRUE(bed.seg.sender(bed.a).send_frame(tagged(6, i, sizes[i], 1))); });
+    }
+    bed.sim.run_for(Duration::milliseconds(4));
+    ASSERT_EQ(bed.sink.got.size(), 3u);
+    std::int64_t local = 1'000 * kUs;
+    for (std::uint32_t i = 0; i < 2; ++i) {
+      EXPECT_EQ(bed.sink.got[i].at_ns, arrival(kPpb, local, sizes[i])) << i;
+      local += tsn::wire_time_ns(sizes[i] + 4, k100M);
+    }
+    if (third == 394) {
+      EXPECT_EQ(local + tsn::wire_time_ns(394 + 4, k100M), 1'100 * kUs);  // ends as the gate closes
+      EXPECT_EQ(bed.sink.got[2].at_ns, arrival(kPpb, local, 394));
+    } else {
+      EXPECT_EQ(bed.sink.got[2].at_ns, arrival(kPpb, 2'000 * kUs, 395));
+    }
+    const auto* sh = bed.seg.shaper(bed.rx, LinkSide::kDownlink);
+    EXPECT_EQ(sh->counters(1).transmission_overruns, 0u);
+    EXPECT_EQ(sh->counters(1).transmitted, 3u);
+  }
+}
+
+TEST(SimShaper, AnIdentityClockChangesNothing) {
+  // The time-base path with local == simulated time gives the figures of
+  // the plain port, to the nanosecond.
+  for (const bool with_clock : {false, true}) {
+    Bed bed(with_clock ? std::make_shared<tsn::LinearTimeBase>(0, 0) : nullptr);
+    bed.sim.schedule_at(TimePoint::from_ns(1'010 * kUs), [&] { EXPECT_TRUE(bed.seg.sender(bed.a).send_frame(tagged(0, 1, 64, 1))); });
+    bed.sim.schedule_at(TimePoint::from_ns(1'500 * kUs), [&] { EXPECT_TRUE(bed.seg.sender(bed.a).send_frame(tagged(6, 2, 200, 1))); });
+    bed.sim.run_for(Duration::milliseconds(5));
+    ASSERT_EQ(bed.sink.got.size(), 2u);
+    EXPECT_EQ(bed.sink.got[0].at_ns, 1'100 * kUs + tsn::wire_time_ns(68, k100M) + 1 * kUs);
+    EXPECT_EQ(bed.sink.got[1].at_ns, 2'000 * kUs + tsn::wire_time_ns(204, k100M) + 1 * kUs);
+  }
 }
 
 TEST(SimShaper, UnshapedLinksAndBadConfigurations) {

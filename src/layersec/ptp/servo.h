@@ -36,6 +36,7 @@ class SyncedClock {
   // Steps the synced time by delta_ns.
   void step(double delta_ns);
   [[nodiscard]] double frequency_ppb() const { return ppb_; }
+  bool operator==(const SyncedClock&) const = default;
 
  private:
   std::int64_t anchor_local_ = 0;

@@ -33,15 +33,41 @@ void Simulator::inject(std::size_t node, std::size_t port, std::vector<std::uint
 }
 
 std::int64_t Simulator::local(const Node& n, std::int64_t t) const {
-  return n.clock.start_ns + t + static_cast<std::int64_t>(std::llround(static_cast<double>(t) * n.clock.ppm * 1e-6));
+  const double td = static_cast<double>(t);
+  if (n.clock.ppm_per_s == 0) return n.clock.start_ns + t + static_cast<std::int64_t>(std::llround(td * n.clock.ppm * 1e-6));
+  const double ramp = 0.5 * n.clock.ppm_per_s * 1e-9 * td * (td - 2.0 * static_cast<double>(n.clock.ppm_at_ns));
+  return n.clock.start_ns + t + static_cast<std::int64_t>(std::llround((td * n.clock.ppm + ramp) * 1e-6));
 }
 
 std::int64_t Simulator::global_at_or_after(const Node& n, TimePoint l) const {
   if (l == TimePoint::max()) return INT64_MAX;
-  const double t = static_cast<double>(l.ns() - n.clock.start_ns) / (1.0 + n.clock.ppm * 1e-6);
-  std::int64_t g = static_cast<std::int64_t>(std::ceil(t));
-  while (local(n, g) < l.ns()) ++g;
-  return std::max(g, now_);
+  if (n.clock.ppm_per_s == 0) {
+    const double t = static_cast<double>(l.ns() - n.clock.start_ns) / (1.0 + n.clock.ppm * 1e-6);
+    std::int64_t g = static_cast<std::int64_t>(std::ceil(t));
+    while (local(n, g) < l.ns()) ++g;
+    return std::max(g, now_);
+  }
+  // A changing frequency: bracket from now (local is non-decreasing while
+  // the error stays above -10⁶ ppm), then bisect.
+  std::int64_t lo = now_;
+  if (local(n, lo) >= l.ns()) return lo;
+  std::int64_t step = std::max<std::int64_t>(1, l.ns() - local(n, lo));
+  std::int64_t hi = lo + step;
+  while (local(n, hi) < l.ns()) {
+    if (step > (std::int64_t{1} << 60)) return INT64_MAX;
+    lo = hi;
+    step *= 2;
+    hi = lo + step;
+  }
+  while (hi - lo > 1) {  // local(lo) < l <= local(hi)
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    if (local(n, mid) >= l.ns()) {
+      hi = mid;
+    } else {
+      lo = mid;
+    }
+  }
+  return hi;
 }
 
 double Simulator::gaussian() {
@@ -108,6 +134,23 @@ void Simulator::drain(std::size_t index) {
   }
 }
 
+void Simulator::record_clocks(bool on) {
+  recording_ = on;
+  if (!on) return;
+  for (std::size_t i = 0; i < nodes_.size(); ++i) note_clock(i);
+}
+
+void Simulator::note_clock(std::size_t index) {
+  Node& n = nodes_[index];
+  const SyncedClock& c = n.system->clock();
+  if (!n.history.empty() && n.history.back().clock == c) return;
+  if (!n.history.empty() && n.history.back().from_ns == now_) {
+    n.history.back().clock = c;  // several changes at one instant: the last holds from then on
+  } else {
+    n.history.push_back(ClockChange{now_, c});
+  }
+}
+
 void Simulator::run_until(std::int64_t t_ns) {
   for (;;) {
     std::int64_t next = INT64_MAX;
@@ -133,10 +176,12 @@ void Simulator::run_until(std::int64_t t_ns) {
         n.system->receive(d.port, ByteSpan(d.bytes), TimePoint::from_ns(stamp(n, now_)));
       }
       drain(d.node);
+      if (recording_) note_clock(d.node);
     } else {
       Node& n = nodes_[timer_node];
       n.system->on_timer(TimePoint::from_ns(local(n, now_)));
       drain(timer_node);
+      if (recording_) note_clock(timer_node);
     }
   }
   now_ = std::max(now_, t_ns);

@@ -3,6 +3,9 @@
 //
 // Every node runs one TimeAwareSystem over its own free-running oscillator:
 //   local(t) = start_ns + t · (1 + ppm·10⁻⁶)          (t: simulated time)
+// or, with a frequency that changes linearly (a temperature ramp, ppm_per_s
+// != 0: the error is ppm at ppm_at_ns and changes by ppm_per_s each second),
+//   local(t) = start_ns + t + 10⁻⁶·(ppm·t + ½·ppm_per_s·10⁻⁹·t·(t − 2·ppm_at_ns))
 // and every RX/TX timestamp it is given is local(t) plus Gaussian noise of
 // `noise_ns` standard deviation (a seeded generator, so runs repeat exactly).
 // Links are full duplex; a → b takes delay_ns + asymmetry_ns/2 and b → a
@@ -12,6 +15,12 @@
 // TimeAwareSystem::receive(bytes)); an event message's TX timestamp is
 // reported the moment it leaves. inject() puts arbitrary bytes on a port at
 // a given time (a spoofer on the link).
+//
+// With record_clocks(true) the simulator keeps, per node, every change of
+// its layersec clock (the servo's frequency updates and steps) with the
+// simulated time it took effect, so that a node's synchronised time can be
+// evaluated at any simulated instant afterwards (synced_at): what a
+// time-aware shaper on that node reads (harness/zonal_clock.h).
 #pragma once
 
 #include <cstddef>
@@ -30,6 +39,14 @@ struct SimClock {
   double noise_ns = 0;       // timestamp noise (standard deviation)
   std::int64_t tx_latency_ns = 0;  // every frame leaves this long after it is produced
                                    // (a relay's residence time; the TX timestamp is taken then)
+  double ppm_per_s = 0;            // change of the frequency error per second (0: constant)
+  std::int64_t ppm_at_ns = 0;      // the simulated time at which the error is `ppm`
+};
+
+// A node's layersec clock from simulated time `from_ns` on.
+struct ClockChange {
+  std::int64_t from_ns = 0;
+  SyncedClock clock;
 };
 
 struct SimLink {
@@ -56,6 +73,18 @@ class Simulator {
   // Frames carried over links so far.
   [[nodiscard]] std::uint64_t frames() const { return frames_; }
 
+  // Starts (or stops) recording clock changes; on start each node's history
+  // begins with its clock as it is now.
+  void record_clocks(bool on);
+  // The node's clock changes in strictly increasing time order (empty unless
+  // recorded).
+  [[nodiscard]] const std::vector<ClockChange>& clock_history(std::size_t node) const {
+    return nodes_.at(node).history;
+  }
+  // The node's free-running oscillator at simulated time t_ns (the local time
+  // line its timestamps and its SyncedClock are on; without noise).
+  [[nodiscard]] std::int64_t oscillator(std::size_t node, std::int64_t t_ns) const { return local(nodes_.at(node), t_ns); }
+
  private:
   struct Node {
     std::unique_ptr<TimeAwareSystem> system;
@@ -66,6 +95,7 @@ class Simulator {
       std::int64_t delay_ns = 0;
     };
     std::vector<Peer> peers;
+    std::vector<ClockChange> history;
   };
   struct Delivery {
     std::int64_t at = 0;
@@ -82,6 +112,7 @@ class Simulator {
   std::int64_t global_at_or_after(const Node& n, TimePoint local) const;
   std::int64_t stamp(const Node& n, std::int64_t t);
   void drain(std::size_t index);
+  void note_clock(std::size_t index);
   void transmit(std::size_t index, std::size_t port, const std::vector<std::uint8_t>& bytes, bool event,
                 MessageType type, std::uint16_t seq);
   double gaussian();
@@ -92,6 +123,7 @@ class Simulator {
   std::uint64_t order_ = 0;
   std::uint64_t rng_;
   std::uint64_t frames_ = 0;
+  bool recording_ = false;
 };
 
 }  // namespace layersec::ptp

@@ -1,7 +1,9 @@
 // The simulator: four hops of relays with ±100 ppm oscillators converge
 // below 100 ns (automotive static roles and gptp with the BMCA); link
 // asymmetry shows as asymmetry/2 per hop; spoofed and malformed Sync and
-// Announce are dropped and counted by reason without moving the clock.
+// Announce are dropped and counted by reason without moving the clock; an
+// oscillator whose frequency ramps is tracked with a lag that grows with
+// the sync interval.
 #include "layersec/ptp/sim.h"
 
 #include <gtest/gtest.h>
@@ -252,6 +254,75 @@ TEST(PtpSim, BmcaFollowsTheBestClockWhereverItIs) {
   EXPECT_EQ(sim.node(na).grandmaster_identity(), 0x0200000000000023ULL);
   sim.run_until(50 * kSecond);
   EXPECT_LT(std::fabs(sim.offset_between(na, nb)), 100.0);
+}
+
+TEST(PtpSim, RecordedClockHistoryReplaysEveryServoUpdate) {
+  Chain ch = make_chain(Profile::kAutomotive);
+  ch.sim.record_clocks(true);
+  ch.sim.run_until(20 * kSecond);
+  EXPECT_EQ(ch.sim.clock_history(ch.nodes[0]).size(), 1u);  // the GM's clock never changes
+  const auto& h = ch.sim.clock_history(ch.nodes[4]);
+  ASSERT_GT(h.size(), 100u);  // ~8 servo updates a second
+  for (std::size_t i = 1; i < h.size(); ++i) EXPECT_LT(h[i - 1].from_ns, h[i].from_ns) << i;
+  EXPECT_TRUE(h.back().clock == ch.sim.node(ch.nodes[4]).clock());
+  // The last recorded clock over the oscillator gives the offset the simulator measures.
+  const std::int64_t now = ch.sim.now();
+  const double rec = static_cast<double>(h.back().clock.to_synced(ch.sim.oscillator(ch.nodes[4], now)) -
+                                         ch.sim.clock_history(ch.nodes[0]).back().clock.to_synced(
+                                             ch.sim.oscillator(ch.nodes[0], now)));
+  EXPECT_NEAR(rec, ch.sim.offset_between(ch.nodes[4], ch.nodes[0]), 1.0);
+}
+
+TEST(PtpSim, AFrequencyRampBendsTheOscillator) {
+  Simulator sim(3);
+  const SystemConfig c = node_config(Profile::kAutomotive, Role::kGm, 0x0200000000000031ULL, 1);
+  // +1 ppm/s from 0: after 10 s the clock has gained 1/2 · 1e-6/s · (10 s)² = 50 us.
+  SimClock ramp{0, 1'000, 0, 0};
+  ramp.ppm_per_s = 1;
+  const std::size_t a = sim.add_node(c, ramp);
+  EXPECT_EQ(sim.oscillator(a, 10 * kSecond), 1'000 + 10 * kSecond + 50'000);
+  // The same ramp with its error 0 at 10 s: 50 us behind then, at the nominal rate.
+  ramp.ppm_at_ns = 10 * kSecond;
+  const std::size_t b = sim.add_node(c, ramp);
+  EXPECT_EQ(sim.oscillator(b, 10 * kSecond), 1'000 + 10 * kSecond - 50'000);
+  EXPECT_EQ(sim.oscillator(b, 10 * kSecond + 1'000'000) - sim.oscillator(b, 10 * kSecond), 1'000'000);
+  // -100 ppm at 10 s: 100 ns lost per ms there.
+  ramp.ppm = -100;
+  const std::size_t d = sim.add_node(c, ramp);
+  EXPECT_EQ(sim.oscillator(d, 10 * kSecond + 1'000'000) - sim.oscillator(d, 10 * kSecond), 999'900);
+}
+
+// Every oscillator's error but the GM's changes by +-0.5 ppm/s (a temperature ramp): the
+// servos track it with a lag that grows with the sync interval (the PI
+// loop's integral term sees the ramp once per Sync).
+TEST(PtpSim, AFrequencyRampIsTrackedWithALagThatGrowsWithTheSyncInterval) {
+  auto worst = [](std::int8_t log_sync_interval) {
+    Simulator sim(42);
+    std::vector<std::size_t> nodes;
+    for (std::size_t i = 0; i < 5; ++i) {
+      SystemConfig c = node_config(Profile::kAutomotive, i == 0 ? Role::kGm : Role::kSlave,
+                                   0x0200000000000040ULL + i, i == 0 || i == 4 ? 1 : 2);
+      c.log_sync_interval = log_sync_interval;
+      SimClock k{i % 2 ? -100.0 : 100.0, static_cast<std::int64_t>(i) * 7'000'000'123LL, 3.0, i == 0 || i == 4 ? 0 : 50'000};
+      k.ppm_per_s = i == 0 ? 0 : i % 2 ? 0.5 : -0.5;  // the GM's frequency steady, the others ramping
+      k.ppm_at_ns = 40 * kSecond;
+      nodes.push_back(sim.add_node(c, k));
+    }
+    for (std::size_t i = 0; i + 1 < 5; ++i) sim.connect(nodes[i], i == 0 ? 0 : 1, nodes[i + 1], 0, SimLink{600, 0});
+    sim.run_until(40 * kSecond);
+    double m = 0;
+    for (int k = 0; k < 100; ++k) {
+      sim.run_until(sim.now() + kSecond / 10);
+      m = std::max(m, std::fabs(sim.offset_between(nodes[4], nodes[0])));
+    }
+    return m;
+  };
+  const double fast = worst(-5), slow = worst(0);
+  std::cout << "+-0.5 ppm/s ramps, 4 hops: end station max offset " << fast << " ns at 31.25 ms Sync, " << slow
+            << " ns at 1 s\n";
+  EXPECT_LT(fast, slow);
+  EXPECT_LT(fast, 1'000.0);
+  EXPECT_LT(slow, 20'000.0);
 }
 
 TEST(PtpSim, ConfigErrorsNameTheField) {
