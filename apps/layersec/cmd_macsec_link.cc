@@ -26,6 +26,10 @@
 // restart resumes every SA after its persisted PN and warns that the static
 // SAK was used before. Before the interface comes up the lower interface is
 // isolated ("lower_link", lower_guard.h) so that it carries only MACsec.
+//
+// --ptp FILE runs a gPTP port on the lower interface in the same process
+// (macsec/link_ptp.h): inside this link's SecY ("protect": true) or as plain
+// 0x88F7; with --tsn the shaper then follows the grandmaster's time.
 #include <net/if.h>
 
 #include <cstdlib>
@@ -47,6 +51,7 @@ struct UpOptions {
   double stats_interval = 0;
   bool new_key = false;
   std::string tsn;
+  std::string ptp;
 };
 
 // Hands the options to macsec::run_link (link_runner.h), which does the work.
@@ -59,6 +64,7 @@ void run_up(const UpOptions& o) {
   ro.stats_interval_s = o.stats_interval;
   ro.new_key = o.new_key;
   ro.tsn_path = o.tsn;
+  ro.ptp_path = o.ptp;
   if (const int status = macsec::run_link(ro); status != 0) set_exit_code(status);
 }
 
@@ -94,6 +100,11 @@ const CommandRegistration reg(45, [](CLI::App& root) {
   up->add_option("--tsn", o->tsn,
                  "TSN first hop (JSON, docs/tsn.md): port speed, taprio schedule, stream rules -> VID/PCP, "
                  "layout clear-tag or standard; frames are shaped on CLOCK_TAI (user back end)")
+      ->check(kRegularFile);
+  up->add_option("--ptp", o->ptp,
+                 "gPTP (IEEE 802.1AS) on the lower interface in this process (JSON, docs/ptp.md): \"protect\": true "
+                 "carries it inside this link's MACsec, false as plain 0x88F7; with --tsn the shaper runs on its "
+                 "clock (user back end)")
       ->check(kRegularFile);
   up->add_option("--backend", o->backend, "user (TAP + AF_PACKET, default) or kernel (Linux macsec driver)")
       ->check(CLI::IsMember({"user", "kernel"}));

@@ -46,18 +46,6 @@ struct Options {
   std::string servo = "hw";
 };
 
-nlohmann::json drops_json(const ptp::TimeAwareSystem& sys) {
-  nlohmann::json d = nlohmann::json::object();
-  const auto& c = sys.counters(0);
-  for (std::size_t i = 0; i < ptp::kDropReasonCount; ++i) {
-    if (c.drops.by_reason[i] != 0) d[ptp::to_string(static_cast<ptp::DropReason>(i))] = c.drops.by_reason[i];
-  }
-  for (std::size_t i = 0; i < ptp::kParseErrorCount; ++i) {
-    if (c.malformed[i] != 0) d[std::string("malformed.") + ptp::to_string(static_cast<ptp::ParseError>(i))] = c.malformed[i];
-  }
-  return d;
-}
-
 void run(const Options& o) {
   ptp::RunnerOptions ro;
   ro.interface = o.iface;
@@ -86,23 +74,7 @@ void run(const Options& o) {
     const auto& st = sys.status();
     const bool slave = !sys.is_grandmaster() && st.valid;
     if (o.json) {
-      nlohmann::json j = {{"t_s", t},
-                          {"state", sys.state()},
-                          {"offset_ns", slave ? nlohmann::json(st.offset_ns) : nlohmann::json(nullptr)},
-                          {"path_delay_ns", sys.pdelay(0).has_delay() ? nlohmann::json(sys.pdelay(0).mean_link_delay_ns())
-                                                                      : nlohmann::json(nullptr)},
-                          {"rate_ratio", slave ? st.rate_ratio : 1.0},
-                          {"offset_rms_ns", rs.window_samples > 0 ? nlohmann::json(rs.window_rms_ns) : nlohmann::json(nullptr)},
-                          {"offset_max_ns", rs.window_samples > 0 ? nlohmann::json(rs.window_max_abs_ns) : nlohmann::json(nullptr)},
-                          {"freq_ppb", sys.clock().frequency_ppb()},
-                          {"servo", ptp::to_string(st.servo)},
-                          {"as_capable", sys.pdelay(0).as_capable()},
-                          {"operational_intervals", sys.operational_intervals()},
-                          {"offset_to_realtime_ns", slave || sys.is_grandmaster() ? nlohmann::json(off_real)
-                                                                                  : nlohmann::json(nullptr)},
-                          {"syncs", sys.counters(0).sync_accepted},
-                          {"drops", drops_json(sys)}};
-      std::cout << j.dump() << std::endl;
+      std::cout << ptp::status_json(sys, t, off_real, rs).dump() << std::endl;
     } else {
       char line[256];
       std::snprintf(line, sizeof line, "t %6.1f s  %-12s offset %10.1f ns  delay %8.1f ns  rate_ratio %.9f  drops %llu\n",

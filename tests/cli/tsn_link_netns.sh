@@ -24,8 +24,9 @@ for tool in ip openssl /usr/bin/python3; do
   command -v "$tool" >/dev/null 2>&1 || { echo "SKIP: $tool is not installed"; exit 77; }
 done
 [[ -c /dev/net/tun ]] || { echo "SKIP: no /dev/net/tun"; exit 77; }
-source "$(dirname "${BASH_SOURCE[0]}")/lib/netns.sh"
-source "$(dirname "${BASH_SOURCE[0]}")/lib/macsec.sh"
+lib="$(dirname "${BASH_SOURCE[0]}")/lib"
+source "$lib/netns.sh"
+source "$lib/macsec.sh"
 py=/usr/bin/python3
 have_tshark=0
 command -v tshark >/dev/null 2>&1 && command -v dumpcap >/dev/null 2>&1 && have_tshark=1
@@ -86,35 +87,11 @@ grep -q "/streams/0/set_pcp" "$work/bad.out" || fail "TSN error does not name th
 ip -n "$nsa" link show "$ma" >/dev/null 2>&1 && fail "the TAP exists after a refused start"
 echo "ok: bad TSN file refused: $(grep -m1 set_pcp "$work/bad.out")"
 
-echo_py='import socket,sys
-s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM)
-s.bind((sys.argv[1],int(sys.argv[2])))
-s.settimeout(float(sys.argv[3]))
-try:
-    while True:
-        d,a=s.recvfrom(65535); s.sendto(d,a)
-except socket.timeout:
-    pass'
-# Sends N datagrams 0.1 s apart, then counts the distinct echoes that come
-# back within 3 s (a loaded machine may delay a wake-up by milliseconds).
-rtt_py='import socket,sys,time
-s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM)
-n=int(sys.argv[3])
-for i in range(n):
-    s.sendto(b"tsn %d" % i,(sys.argv[1],int(sys.argv[2]))); time.sleep(0.1)
-got=set(); end=time.time()+3
-while len(got)<n and time.time()<end:
-    s.settimeout(max(0.01,end-time.time()))
-    try:
-        d,a=s.recvfrom(65535); got.add(d)
-    except socket.timeout:
-        break
-print(len(got & {b"tsn %d" % i for i in range(n)}))'
 udp_echo() {  # port count -> replies (A -> B -> A)
-  ip netns exec "$nsb" "$py" -c "$echo_py" 10.81.0.2 "$1" 4 &
+  ip netns exec "$nsb" "$py" "$lib/udp_echo.py" serve 10.81.0.2 "$1" 4 &
   local srv=$!
   for _ in $(seq 100); do ip netns exec "$nsb" ss -uln 2>/dev/null | grep -q "10.81.0.2:$1 " && break; sleep 0.05; done
-  ip netns exec "$nsa" "$py" -c "$rtt_py" 10.81.0.2 "$1" "$2" 2>"$work/rtt_$1.err"
+  ip netns exec "$nsa" "$py" "$lib/udp_echo.py" ping 10.81.0.2 "$1" "$2" 2>"$work/rtt_$1.err"
   wait "$srv" || true
 }
 

@@ -215,6 +215,19 @@ nlohmann::json TapLink::tsn_json() const {
   return j;
 }
 
+void TapLink::clock_stepped() {
+  if (shaper_) shaper_->clock_stepped();
+}
+
+void TapLink::set_frame_hook(LowerFrameHook* hook) {
+  if (hook && !hook_) {
+    if (auto st = lower_.enable_rx_timestamps(); !st) {
+      fail_io("SO_TIMESTAMPING (software RX) on " + lower_name_, lower_.last_errno());
+    }
+  }
+  hook_ = hook;
+}
+
 bool TapLink::send_lower(ByteSpan secure) {
   auto sent = lower_.send(secure);
   link_->count_send(sent.ok());
@@ -284,7 +297,8 @@ std::size_t TapLink::pump_tap(std::size_t budget) {
 std::size_t TapLink::pump_lower(std::size_t budget) {
   std::size_t n = 0;
   while (n < budget) {
-    auto r = lower_.receive(MutableByteSpan(buf_.data(), buf_.size()));
+    std::int64_t rx_ns = 0;
+    auto r = lower_.receive(MutableByteSpan(buf_.data(), buf_.size()), hook_ ? &rx_ns : nullptr);
     if (!r) {
       if (r.error() != net::IoError::kWouldBlock) link_->count_io_error();
       break;
@@ -297,8 +311,10 @@ std::size_t TapLink::pump_lower(std::size_t budget) {
       link_->count_not_for_us();
       continue;
     }
+    if (hook_ && hook_->on_lower(ByteSpan(buf_.data(), len), rx_ns)) continue;
     auto plain = link_->validate(MutableByteSpan(buf_.data(), len));
     if (!plain) continue;
+    if (hook_ && hook_->on_verified(*plain, rx_ns)) continue;
     if (tsn_) {
       // validate() returned a view into buf_; ingress pops the tag in place.
       auto delivered = tsn_->ingress(MutableByteSpan(buf_.data() + (plain->data() - buf_.data()), plain->size()));

@@ -121,6 +121,19 @@ nlohmann::json to_json(const SecYStats& s);
 // PnStore every SA also carries "pn_persisted" (the persisted highest PN).
 nlohmann::json per_sc_json(const SecY& secy);
 
+// Sees the lower link's frames before and after the SecY, with their kernel
+// RX timestamps (CLOCK_REALTIME ns, 0: none): the gPTP port of `macsec up
+// --ptp` (link_ptp.h). Each returns true when it took the frame (dropped or
+// consumed it, counted on its side); the link then does nothing more with it.
+class LowerFrameHook {
+ public:
+  virtual ~LowerFrameHook() = default;
+  // A frame as received on the lower link, before the SecY.
+  virtual bool on_lower(ByteSpan wire, std::int64_t rx_realtime_ns) = 0;
+  // A plain frame the SecY verified, before the TSN path and the TAP.
+  virtual bool on_verified(ByteSpan plain, std::int64_t rx_realtime_ns) = 0;
+};
+
 struct TapLinkOptions {
   std::string lower;                  // lower interface (e.g. a veth end, eth0)
   std::string name;                   // TAP interface to create (e.g. "macsec0")
@@ -164,6 +177,17 @@ class TapLink {
   // {"config": describe(), "path": TsnLinkStats, "shaper": shaper_json} or null.
   [[nodiscard]] nlohmann::json tsn_json() const;
 
+  // The shaper's clock was stepped (a gPTP servo's phase step): its model
+  // restarts at the new time (tsn::ShaperDriver::clock_stepped). No-op
+  // without a running shaper.
+  void clock_stepped();
+
+  // Hands every lower-link frame to `hook` first (and every verified one
+  // before the TAP), and turns on software RX timestamps on the lower
+  // socket. `hook` is not owned; nullptr removes it. Throws
+  // std::runtime_error when the timestamps cannot be enabled.
+  void set_frame_hook(LowerFrameHook* hook);
+
   // Watches both descriptors on `loop`; unwatch with detach(). The link must
   // not move while attached (the callbacks hold `this`).
   void attach(net::EventLoop& loop);
@@ -190,6 +214,7 @@ class TapLink {
   std::unique_ptr<tsn::LoopShaperTimer> tsn_timer_;
   std::unique_ptr<tsn::ShaperDriver> shaper_;
   std::vector<std::uint8_t> tsn_buf_;
+  LowerFrameHook* hook_ = nullptr;
   // Sends one secure frame on the lower socket (counted).
   bool send_lower(ByteSpan secure);
 };

@@ -251,21 +251,16 @@ LinkConfig parse_link_config(const json& j, const std::filesystem::path& base_di
   return c;
 }
 
-LinkConfig load_link_config(const std::filesystem::path& path) {
-  // Regular file, read without blocking (a FIFO swapped in after the CLI's
-  // check cannot hang the start), bounded.
-  std::string text;
+std::string read_config_text(const std::filesystem::path& path, std::size_t max_bytes) {
   try {
-    text = read_regular_file(path.string(), 1 << 20);
+    return read_regular_file(path.string(), max_bytes);
   } catch (const FileError& e) {
     throw LinkConfigError(std::string(e.what()));
   }
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw LinkConfigError(path.string() + ": not valid JSON (" + e.what() + ")");
-  }
+}
+
+LinkConfig load_link_config(const std::filesystem::path& path) {
+  const json j = config_json::parse_text(read_config_text(path, 1 << 20), path.string());
   auto dir = path.parent_path();
   if (dir.empty()) dir = ".";
   LinkConfig c = parse_link_config(j, dir);

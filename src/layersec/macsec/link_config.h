@@ -127,6 +127,10 @@ struct LinkConfig {
 LinkConfig parse_link_config(const nlohmann::json& j, const std::filesystem::path& base_dir);
 // Reads and parses a configuration file (the file itself needs no special mode).
 LinkConfig load_link_config(const std::filesystem::path& path);
+// The text of a configuration file (this one, --tsn's, --ptp's): a regular
+// file, read without blocking (a FIFO swapped in after the CLI's check cannot
+// hang the start) and at most max_bytes; LinkConfigError with the reason.
+std::string read_config_text(const std::filesystem::path& path, std::size_t max_bytes);
 
 // The transmit SCI: the configured one, else `link_mac` || port (9.9).
 Sci resolve_sci(const LinkConfig& config, const net::MacAddress& link_mac);

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <iostream>
 #include <optional>
 #include <stdexcept>
@@ -20,6 +21,8 @@
 #include "layersec/macsec/kernel_pn_handoff.h"
 #include "layersec/macsec/link.h"
 #include "layersec/macsec/link_config.h"
+#include "layersec/macsec/link_ptp.h"
+#include "layersec/macsec/link_ptp_config.h"
 #include "layersec/macsec/link_report.h"
 #include "layersec/macsec/link_tsn_config.h"
 #include "layersec/macsec/lower_guard.h"
@@ -28,6 +31,7 @@
 #include "layersec/net/event_loop.h"
 #include "layersec/net/interface.h"
 #include "layersec/net/io.h"
+#include "layersec/ptp/raw_clock.h"
 
 namespace layersec::macsec {
 namespace {
@@ -39,7 +43,7 @@ constexpr int kPnTightenTicks = 5;
 // A far deadline: the loop ends on a signal.
 const Duration kForever = Duration::seconds(100LL * 365 * 24 * 3600);
 
-nlohmann::json report(const MacsecLink& link, const TapLink& tap, Sci sci, const char* event) {
+nlohmann::json report(const MacsecLink& link, const TapLink& tap, const LinkPtp* ptp, Sci sci, const char* event) {
   nlohmann::json j = link.stats_json();
   j["event"] = event;
   j["interface"] = tap.name();
@@ -47,6 +51,7 @@ nlohmann::json report(const MacsecLink& link, const TapLink& tap, Sci sci, const
   j["mtu"] = tap.mtu();
   j["sci"] = sci_text(sci);
   if (tap.tsn()) j["tsn"] = tap.tsn_json();
+  if (ptp) j["ptp"] = ptp->counters_json();
   return j;
 }
 
@@ -182,7 +187,8 @@ int run_kernel(const LinkRunOptions& o, LinkConfig config) {
   return exit_status;
 }
 
-int run_user(const LinkRunOptions& o, LinkConfig config, const std::optional<LinkTsnConfig>& tsn_config) {
+int run_user(const LinkRunOptions& o, LinkConfig config, const std::optional<LinkTsnConfig>& tsn_config,
+             const std::optional<LinkPtpConfig>& ptp_config) {
   net::UniqueFd sfd = block_signals();
   // The SecY needs the TAP's MAC (for an SCI derived from it) before the TAP
   // exists: it is the configured MAC or the lower interface's.
@@ -207,21 +213,51 @@ int run_user(const LinkRunOptions& o, LinkConfig config, const std::optional<Lin
   const Sci sci = link.secy().config().sci;
   SaRotation rotation(config, sci);
   TapLink tap = TapLink::open(link, to);
+  MonotonicClock clock;
+  net::EventLoop loop(clock);  // before the gPTP port, whose timers it holds
+  // gPTP beside the SecY: it sees every lower-link frame first (link_ptp.h).
+  std::unique_ptr<LinkPtp> ptp;
+  if (ptp_config) {
+    ptp = std::make_unique<LinkPtp>(*ptp_config, link, o.lower, tap.mac());
+    tap.set_frame_hook(ptp.get());
+  }
+  // The shaper's clock: the gPTP-disciplined layersec clock when this link
+  // runs gPTP, else CLOCK_TAI.
   tsn::TaiClock tai;
-  if (tsn_config) tap.enable_tsn(*tsn_config, tai);
+  std::unique_ptr<SyncedShaperClock> gptp_time;
+  if (ptp) gptp_time = std::make_unique<SyncedShaperClock>(ptp->clock(), [] { return ptp::raw_now_ns(); });
+  if (tsn_config) tap.enable_tsn(*tsn_config, gptp_time ? static_cast<const tsn::Clock&>(*gptp_time) : tai);
 
   std::cerr << "macsec up: " << tap.name() << " on " << tap.lower() << " mtu " << tap.mtu() << " mac "
             << tap.mac().to_string() << " sci " << sci_text(sci) << " suite "
             << to_string(link.secy().config().suite) << " validate "
             << to_string(link.secy().config().validate_frames) << " (SIGHUP re-reads " << o.config_path << ")\n";
   print_link_sas(std::cerr, config);
-  if (tsn_config) std::cerr << "  tsn " << describe(*tsn_config) << " (" << o.tsn_path << ", CLOCK_TAI)\n";
+  if (tsn_config) {
+    std::cerr << "  tsn " << describe(*tsn_config) << " (" << o.tsn_path << ", "
+              << (ptp ? "gPTP time: the clock --ptp disciplines" : "CLOCK_TAI") << ")\n";
+  }
+  if (ptp) {
+    const auto& ts = ptp->timestamping();
+    std::cerr << "  ptp " << describe(*ptp_config) << " (" << o.ptp_path << "), software timestamps tx "
+              << (ts.software_tx ? "yes" : "no") << " rx " << (ts.software_rx ? "yes" : "no") << "\n";
+  }
   report_pn_resumption(std::cerr, link.secy(), config, o.new_key);
   std::cerr << "  pn state " << store.path() << " (a save every " << config.pn_reserve_block << " PNs)\n";
 
-  MonotonicClock clock;
-  net::EventLoop loop(clock);
   tap.attach(loop);
+  std::function<void()> ptp_second;
+  if (ptp) {
+    ptp->on_clock_step([&tap] { tap.clock_stepped(); });
+    ptp->attach(loop);
+    ptp_second = [&] {
+      nlohmann::json j = ptp->second_json();
+      j["event"] = "ptp";
+      std::cout << j.dump() << std::endl;
+      loop.add_timer_in(Duration::seconds(1), ptp_second);
+    };
+    loop.add_timer_in(Duration::seconds(1), ptp_second);
+  }
 
   // Control-plane counters, printed with the exit statistics.
   std::uint64_t reloads = 0, reloads_refused = 0, sas_retired = 0, new_sa_signals = 0;
@@ -290,14 +326,15 @@ int run_user(const LinkRunOptions& o, LinkConfig config, const std::optional<Lin
   if (o.stats_interval_s > 0) {
     const auto every = Duration::microseconds(static_cast<std::int64_t>(o.stats_interval_s * 1e6));
     periodic = [&, every] {
-      std::cout << report(link, tap, sci, "stats").dump() << std::endl;
+      std::cout << report(link, tap, ptp.get(), sci, "stats").dump() << std::endl;
       loop.add_timer_in(every, periodic);
     };
     loop.add_timer_in(every, periodic);
   }
   loop.run_until(loop.now() + kForever);
   tap.detach(loop);
-  nlohmann::json exit_report = report(link, tap, sci, "exit");
+  if (ptp) ptp->detach();
+  nlohmann::json exit_report = report(link, tap, ptp.get(), sci, "exit");
   exit_report["control"] = {{"reloads", reloads},
                             {"reloads_refused", reloads_refused},
                             {"rx_sas_retired", sas_retired},
@@ -330,8 +367,15 @@ int run_link(const LinkRunOptions& options) {
     }
     tsn_config = load_link_tsn_config(options.tsn_path);
   }
+  std::optional<LinkPtpConfig> ptp_config;
+  if (!options.ptp_path.empty()) {
+    if (options.backend == LinkBackend::kKernel) {
+      throw std::runtime_error("--ptp: gPTP beside the SecY runs in the user back end only (--backend user)");
+    }
+    ptp_config = load_link_ptp_config(options.ptp_path);
+  }
   if (options.backend == LinkBackend::kKernel) return run_kernel(options, std::move(config));
-  return run_user(options, std::move(config), tsn_config);
+  return run_user(options, std::move(config), tsn_config, ptp_config);
 }
 
 }  // namespace layersec::macsec

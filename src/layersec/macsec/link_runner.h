@@ -42,6 +42,11 @@ struct LinkRunOptions {
   // tagging, the time-aware shaper on CLOCK_TAI, the tag layout (which
   // overrides the configuration's vlan_mode and clear_tags_in_icv).
   std::string tsn_path;
+  // gPTP on the lower interface in this process (link_ptp_config.h; user
+  // back end only): plain or inside this link's SecY ("protect"). With
+  // tsn_path too, the shaper runs on the gPTP-disciplined clock instead of
+  // CLOCK_TAI. One JSON line {"event": "ptp", ...} per second.
+  std::string ptp_path;
 };
 
 // Loads the configuration, brings the link up and runs it until SIGINT or

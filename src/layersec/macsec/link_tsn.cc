@@ -93,7 +93,8 @@ nlohmann::json shaper_json(const tsn::ShaperDriver& d) {
                           {"late_starts", k.late_starts},
                           {"max_lateness_ns", k.max_lateness_ns},
                           {"resyncs", k.resyncs},
-                          {"services", k.services}}},
+                          {"services", k.services},
+                          {"clock_steps", k.clock_steps}}},
                         {"classes", std::move(classes)}};
 }
 

@@ -18,30 +18,8 @@ using config_json::child;
 using config_json::fail;
 using config_json::find;
 using config_json::get_bool;
-
-// An integer in [lo, hi]; `def` when absent (or "required").
-std::optional<std::int64_t> get_int(const json& obj, const std::string& pointer, const char* key, std::int64_t lo,
-                                    std::int64_t hi, bool required = false) {
-  const json* v = find(obj, key);
-  if (v == nullptr) {
-    if (required) fail(child(pointer, key), "required");
-    return std::nullopt;
-  }
-  if (!v->is_number_integer()) fail(child(pointer, key), "expected an integer");
-  if (v->is_number_unsigned() && v->get<std::uint64_t>() > static_cast<std::uint64_t>(hi)) {
-    fail(child(pointer, key), "must be at most " + std::to_string(hi));
-  }
-  const auto x = v->get<std::int64_t>();
-  if (x < lo || x > hi) fail(child(pointer, key), "must be in " + std::to_string(lo) + ".." + std::to_string(hi));
-  return x;
-}
-
-std::optional<std::string> get_string(const json& obj, const std::string& pointer, const char* key) {
-  const json* v = find(obj, key);
-  if (v == nullptr) return std::nullopt;
-  if (!v->is_string()) fail(child(pointer, key), "expected a string");
-  return v->get<std::string>();
-}
+using config_json::get_int;
+using config_json::get_string;
 
 std::uint32_t ipv4_of(const json& obj, const std::string& pointer, const char* key) {
   const auto s = get_string(obj, pointer, key);
@@ -176,22 +154,11 @@ LinkTsnConfig parse_link_tsn_config(const json& j, const std::filesystem::path& 
 
 LinkTsnConfig parse_link_tsn_config_text(std::string_view text, const std::filesystem::path& base_dir,
                                          const std::string& origin) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw LinkConfigError(origin + ": not valid JSON (" + e.what() + ")");
-  }
-  return parse_link_tsn_config(j, base_dir);
+  return parse_link_tsn_config(config_json::parse_text(text, origin), base_dir);
 }
 
 LinkTsnConfig load_link_tsn_config(const std::filesystem::path& path) {
-  std::string text;
-  try {
-    text = read_regular_file(path.string(), 1 << 20);
-  } catch (const FileError& e) {
-    throw LinkConfigError(std::string(e.what()));
-  }
+  const std::string text = read_config_text(path, 1 << 20);
   auto dir = path.parent_path();
   if (dir.empty()) dir = ".";
   try {

@@ -1,7 +1,9 @@
 #include "layersec/net/packet_socket.h"
 
 #include <arpa/inet.h>
+#include <linux/errqueue.h>
 #include <linux/if_packet.h>
+#include <linux/net_tstamp.h>
 #include <net/ethernet.h>
 #include <net/if.h>
 #include <sys/ioctl.h>
@@ -88,14 +90,27 @@ Result<std::size_t, IoError> PacketSocket::send(ByteSpan frame) {
   return static_cast<std::size_t>(n);
 }
 
-Result<std::size_t, IoError> PacketSocket::receive(MutableByteSpan buffer) {
+Status<IoError> PacketSocket::enable_rx_timestamps() {
+  if (!fd_.valid()) return Err(IoError::kClosed);
+  const int flags = SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE;
+  if (::setsockopt(fd_.get(), SOL_SOCKET, SO_TIMESTAMPING, &flags, sizeof flags) != 0) {
+    errno_ = errno;
+    return Err(IoError::kSystem);
+  }
+  return {};
+}
+
+Result<std::size_t, IoError> PacketSocket::receive(MutableByteSpan buffer) { return receive(buffer, nullptr); }
+
+Result<std::size_t, IoError> PacketSocket::receive(MutableByteSpan buffer, std::int64_t* rx_realtime_ns) {
+  if (rx_realtime_ns) *rx_realtime_ns = 0;
   if (!fd_.valid()) return Err(IoError::kClosed);
   if (buffer.size() < kEthernetHeaderSize + kVlanTagSize) return Err(IoError::kBadArgument);
   for (;;) {
     sockaddr_ll from{};
     // Leave room for a tag to be reinserted.
     iovec iov{buffer.data(), buffer.size() - kVlanTagSize};
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(tpacket_auxdata))];
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(tpacket_auxdata)) + CMSG_SPACE(sizeof(scm_timestamping))];
     msghdr msg{};
     msg.msg_name = &from;
     msg.msg_namelen = sizeof(from);
@@ -112,6 +127,13 @@ Result<std::size_t, IoError> PacketSocket::receive(MutableByteSpan buffer) {
     if (static_cast<std::size_t>(n) > iov.iov_len) return Err(IoError::kTruncated);
     std::size_t len = static_cast<std::size_t>(n);
     for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
+      if (rx_realtime_ns && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_TIMESTAMPING &&
+          c->cmsg_len >= CMSG_LEN(sizeof(scm_timestamping))) {
+        scm_timestamping ts{};
+        std::memcpy(&ts, CMSG_DATA(c), sizeof ts);
+        *rx_realtime_ns = static_cast<std::int64_t>(ts.ts[0].tv_sec) * 1'000'000'000 + ts.ts[0].tv_nsec;
+        continue;
+      }
       if (c->cmsg_level != SOL_PACKET || c->cmsg_type != PACKET_AUXDATA) continue;
       tpacket_auxdata aux;
       std::memcpy(&aux, CMSG_DATA(c), sizeof(aux));

@@ -51,6 +51,13 @@ class PacketSocket {
   // Receives one frame into `buffer` (with any offloaded VLAN tag restored);
   // kWouldBlock when none is waiting, kTruncated when it did not fit.
   Result<std::size_t, IoError> receive(MutableByteSpan buffer);
+  // The same, and *rx_realtime_ns = the kernel's software RX timestamp of
+  // the frame (CLOCK_REALTIME ns; 0 when the frame carried none, e.g.
+  // before enable_rx_timestamps()).
+  Result<std::size_t, IoError> receive(MutableByteSpan buffer, std::int64_t* rx_realtime_ns);
+  // SO_TIMESTAMPING software RX timestamps (taken where the kernel receives
+  // the frame, before any ingress hook) on every frame from now on.
+  Status<IoError> enable_rx_timestamps();
 
  private:
   PacketSocket() = default;

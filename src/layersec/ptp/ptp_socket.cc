@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -42,15 +43,17 @@ std::optional<std::int64_t> software_stamp(msghdr& msg) {
 
 }  // namespace
 
-PtpSocket::PtpSocket(const std::string& interface) {
+PtpSocket::PtpSocket(const std::string& interface, Mode mode) {
   if (interface.empty() || interface.size() >= IFNAMSIZ) throw PtpSocketError("--iface: bad interface name");
   ifindex_ = static_cast<int>(::if_nametoindex(interface.c_str()));
   if (ifindex_ == 0) fail("--iface " + interface);
-  fd_ = ::socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, htons(kEtherType));
+  // Protocol 0: the socket is registered for no EtherType and receives nothing.
+  const std::uint16_t protocol = mode == Mode::kSendOnly ? 0 : htons(kEtherType);
+  fd_ = ::socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, protocol);
   if (fd_ < 0) fail("socket(AF_PACKET)");
   sockaddr_ll sll{};
   sll.sll_family = AF_PACKET;
-  sll.sll_protocol = htons(kEtherType);
+  sll.sll_protocol = protocol;
   sll.sll_ifindex = ifindex_;
   if (::bind(fd_, reinterpret_cast<sockaddr*>(&sll), sizeof sll) != 0) {
     const int e = errno;
@@ -139,6 +142,24 @@ bool PtpSocket::send(ByteSpan frame) {
 }
 
 std::optional<std::int64_t> PtpSocket::tx_timestamp(MessageType type, std::uint16_t sequence_id, int timeout_ms) {
+  // The looped frame: Ethernet header then the PTP header.
+  return wait_tx_timestamp(
+      [&](ByteSpan looped) {
+        return looped.size() >= 14 + kHeaderSize && (looped[14] & 0x0F) == static_cast<std::uint8_t>(type) &&
+               load_be16(&looped[14 + 30]) == sequence_id;
+      },
+      timeout_ms);
+}
+
+std::optional<std::int64_t> PtpSocket::tx_timestamp_of(ByteSpan sent, int timeout_ms) {
+  const std::size_t n = std::min<std::size_t>(64, sent.size());
+  return wait_tx_timestamp(
+      [&](ByteSpan looped) { return looped.size() >= n && std::memcmp(looped.data(), sent.data(), n) == 0; },
+      timeout_ms);
+}
+
+template <typename Match>
+std::optional<std::int64_t> PtpSocket::wait_tx_timestamp(const Match& match, int timeout_ms) {
   const std::int64_t end = raw_now_ns() + std::int64_t{timeout_ms} * 1'000'000;
   std::array<std::uint8_t, kMaxFrameSize + 64> buf{};
   for (;;) {
@@ -152,11 +173,8 @@ std::optional<std::int64_t> PtpSocket::tx_timestamp(MessageType type, std::uint1
     const ssize_t n = ::recvmsg(fd_, &msg, MSG_ERRQUEUE | MSG_DONTWAIT);
     if (n >= 0) {
       const auto ts = software_stamp(msg);
-      // The looped frame: Ethernet header then the PTP header.
-      if (ts && n >= static_cast<ssize_t>(14 + kHeaderSize) && (buf[14] & 0x0F) == static_cast<std::uint8_t>(type) &&
-          load_be16(&buf[14 + 30]) == sequence_id) {
-        return raw_from_realtime(*ts);
-      }
+      const std::size_t got = std::min(static_cast<std::size_t>(n), buf.size());
+      if (ts && match(ByteSpan(buf.data(), got))) return raw_from_realtime(*ts);
       continue;  // another frame's timestamp (a late one): skip it
     }
     if (errno != EAGAIN && errno != EWOULDBLOCK) {

@@ -3,7 +3,13 @@
 // timestamps: RX timestamps from each frame's SCM_TIMESTAMPING control
 // message, TX timestamps read back from the socket's error queue (the frame
 // is looped back with its timestamp; it is matched by message type and
-// sequence id). Timestamps are returned on CLOCK_MONOTONIC_RAW (raw_clock.h).
+// sequence id, or by the frame's leading octets). Timestamps are returned on
+// CLOCK_MONOTONIC_RAW (raw_clock.h).
+// Mode::kSendOnly binds no EtherType, so the socket receives nothing: a sender
+// for a node whose frames arrive on another socket (`macsec up --ptp`, where
+// the link's ETH_P_ALL socket reads the lower interface ahead of its
+// nftables guard and gPTP may travel inside MACsec frames). It still joins
+// 01-80-C2-00-00-0E, so that the interface accepts gPTP's group address.
 // Needs CAP_NET_RAW. Errors carry the failing call and errno text.
 #pragma once
 
@@ -32,8 +38,9 @@ struct TimestampingInfo {
 
 class PtpSocket {
  public:
+  enum class Mode : std::uint8_t { kSendReceive, kSendOnly };
   // Throws PtpSocketError when the interface is unknown or a socket option fails.
-  explicit PtpSocket(const std::string& interface);
+  explicit PtpSocket(const std::string& interface, Mode mode = Mode::kSendReceive);
   ~PtpSocket();
   PtpSocket(const PtpSocket&) = delete;
   PtpSocket& operator=(const PtpSocket&) = delete;
@@ -54,6 +61,10 @@ class PtpSocket {
   // Waits up to timeout_ms for the TX timestamp of the frame carrying
   // (type, sequence_id); nullopt on timeout.
   std::optional<std::int64_t> tx_timestamp(MessageType type, std::uint16_t sequence_id, int timeout_ms);
+  // Waits up to timeout_ms for the TX timestamp of the frame whose first
+  // min(64, size) octets are those of `sent` (for a MACsec frame they hold
+  // the SecTAG's PN, unique per frame); nullopt on timeout.
+  std::optional<std::int64_t> tx_timestamp_of(ByteSpan sent, int timeout_ms);
   [[nodiscard]] int last_errno() const { return errno_; }
 
  private:
@@ -62,6 +73,10 @@ class PtpSocket {
   std::array<std::uint8_t, 6> mac_{};
   TimestampingInfo info_{};
   int errno_ = 0;
+  // Reads the error queue until `match` accepts a looped frame (its
+  // timestamp is returned) or timeout_ms passes.
+  template <typename Match>
+  std::optional<std::int64_t> wait_tx_timestamp(const Match& match, int timeout_ms);
 };
 
 }  // namespace layersec::ptp

@@ -97,6 +97,13 @@ const char* TimeAwareSystem::state() const {
   return "listening";
 }
 
+std::uint64_t TimeAwareSystem::grandmaster_identity() const {
+  if (config_.profile == Profile::kAutomotive && !grandmaster_) {
+    return ports_[0].followed ? ports_[0].followed->clock_identity : 0;
+  }
+  return gm_vector_.grandmaster_identity;
+}
+
 bool TimeAwareSystem::as_capable(const Port& p) const { return p.initiator.as_capable(); }
 
 void TimeAwareSystem::emit(std::size_t port, const Message& m, bool event) {

@@ -143,8 +143,10 @@ class TimeAwareSystem {
   [[nodiscard]] const SyncedClock& clock() const { return clock_; }
   [[nodiscard]] bool is_grandmaster() const { return grandmaster_; }
   [[nodiscard]] bool operational_intervals() const { return oper_switched_; }
-  // The grandmaster this system follows (its own identity when GM).
-  [[nodiscard]] std::uint64_t grandmaster_identity() const { return gm_vector_.grandmaster_identity; }
+  // The grandmaster this system follows (its own identity when GM). Under
+  // the automotive profile (no Announce) it is the clock whose Syncs port 0
+  // follows, the GM itself unless a relay is in between; 0 before the first.
+  [[nodiscard]] std::uint64_t grandmaster_identity() const;
   // "gm", "slave", "listening" (no time source yet) or "relay".
   [[nodiscard]] const char* state() const;
 

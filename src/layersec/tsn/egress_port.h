@@ -81,6 +81,11 @@ class EgressPort {
   // the entry, and the running schedule stays.
   std::int64_t set_schedule(const GateControlList& gcl, std::int64_t now_ns);
 
+  // The port's clock was stepped: the frame on the wire is taken as finished
+  // (a backward step would otherwise keep the wire busy for the step's
+  // length). Queues and the gate schedule are kept.
+  void clock_stepped() { busy_until_ = INT64_MIN; }
+
   [[nodiscard]] std::int64_t wire_time(std::size_t frame_bytes) const;
   [[nodiscard]] const GateSchedule& gates() const { return gates_; }
   [[nodiscard]] const ClassCounters& counters(int traffic_class) const {

@@ -78,6 +78,13 @@ void ShaperDriver::service() {
   }
 }
 
+void ShaperDriver::clock_stepped() {
+  ++counters_.clock_steps;
+  cursor_ = INT64_MIN;
+  port_.clock_stepped();
+  service();
+}
+
 std::int64_t ShaperDriver::set_schedule(const GateControlList& gcl) {
   const std::int64_t now = clock_.now_ns();
   run_until(now);

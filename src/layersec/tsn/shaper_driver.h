@@ -7,8 +7,8 @@
 // starts no earlier than the end of the previous one). Then it arms its timer
 // for the port's next event.
 //
-// Time is the schedule's clock (tsn::Clock: CLOCK_TAI until a gPTP servo
-// supplies a synchronised one), the timer an interface (ShaperTimer; the
+// Time is the schedule's clock (tsn::Clock: CLOCK_TAI, or the gPTP-disciplined
+// layersec clock of `macsec up --ptp`), the timer an interface (ShaperTimer; the
 // production one runs on net::EventLoop), so tests drive the driver with a
 // fake clock and fake timer and assert on counts and simulated times.
 //
@@ -17,7 +17,9 @@
 // (late_starts above `late_tolerance_ns`, max_lateness_ns). When the driver
 // falls more than `max_catchup_ns` behind (the process was descheduled), the
 // model skips ahead instead of replaying the gap as a burst and counts a
-// resync. Not thread-safe: one loop thread.
+// resync. A clock that is stepped (a gPTP servo's phase step) must say so
+// (clock_stepped): the model then restarts at the new time instead of waiting
+// for a backward-stepped clock to catch up. Not thread-safe: one loop thread.
 #pragma once
 
 #include <cstdint>
@@ -89,6 +91,7 @@ struct DriverCounters {
   std::int64_t max_lateness_ns = 0;   // worst hand-over lateness
   std::uint64_t resyncs = 0;          // the model skipped ahead (driver more than max_catchup_ns behind)
   std::uint64_t services = 0;         // timer or submit services run
+  std::uint64_t clock_steps = 0;      // clock_stepped() calls
 };
 
 class ShaperDriver {
@@ -106,6 +109,11 @@ class ShaperDriver {
   // Services the port at the clock's now: everything the model started by
   // now goes to the sink; the timer is armed for the next event.
   void service();
+
+  // The clock was stepped (either way): the model restarts at the clock's
+  // now (queued frames stay queued; the frame on the wire is taken as
+  // finished) and the port is serviced.
+  void clock_stepped();
 
   [[nodiscard]] const EgressPort& port() const { return port_; }
   // Installs a new gate control list (EgressPort::set_schedule: validated,

@@ -302,5 +302,29 @@ TEST(LoopShaperTimer, FiresOnTheLoopAndCanBeRearmedFromItsCallback) {
   EXPECT_EQ(fired, 3);
 }
 
+TEST(ShaperDriver, ClockSteppedRestartsTheModelAtTheNewTime) {
+  Bed b(two_classes(), st_be());
+  b.clock.now = 5'000'000 * kUs + 100 * kUs;  // an ST window
+  ASSERT_EQ(b.driver.submit(frame(1500, 1), 1), EnqueueResult::kQueued);
+  ASSERT_EQ(b.sent.size(), 1u);
+  // The clock is stepped back by 2 s: the model would wait for its old time.
+  b.clock.now -= 2'000'000 * kUs;
+  ASSERT_EQ(b.driver.submit(frame(100, 2), 1), EnqueueResult::kQueued);
+  EXPECT_EQ(b.sent.size(), 1u);
+  ASSERT_TRUE(b.timer.armed);
+  EXPECT_GT(b.timer.at, b.clock.now + 1'900'000 * kUs);
+  b.driver.clock_stepped();
+  ASSERT_EQ(b.sent.size(), 2u);
+  EXPECT_EQ(b.sent[1].at, b.clock.now);
+  EXPECT_EQ(b.sent[1].first, 2);
+  EXPECT_EQ(b.driver.counters().clock_steps, 1u);
+  // A forward step needs no restart but is harmless: nothing is replayed.
+  b.clock.now += 3'000'000 * kUs;
+  b.driver.clock_stepped();
+  EXPECT_EQ(b.sent.size(), 2u);
+  EXPECT_EQ(b.driver.counters().resyncs, 0u);
+  EXPECT_EQ(b.driver.counters().clock_steps, 2u);
+}
+
 }  // namespace
 }  // namespace layersec::tsn
