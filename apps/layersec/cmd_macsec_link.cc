@@ -26,10 +26,15 @@
 // restart resumes every SA after its persisted PN and warns that the static
 // SAK was used before. Before the interface comes up the lower interface is
 // isolated ("lower_link", lower_guard.h) so that it carries only MACsec.
+//
+// --mka FILE (instead of --config): no static SAK; MKA (IEEE 802.1X-2020)
+// over EAPOL on the lower interface agrees SAKs with the peers and installs
+// them (link_mka.h, docs/mka.md); nothing is sent before the first one.
 #include <net/if.h>
 
 #include <cstdlib>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "cli_checks.h"
@@ -47,6 +52,7 @@ struct UpOptions {
   double stats_interval = 0;
   bool new_key = false;
   std::string tsn;
+  std::string mka;
 };
 
 // Hands the options to macsec::run_link (link_runner.h), which does the work.
@@ -59,6 +65,10 @@ void run_up(const UpOptions& o) {
   ro.stats_interval_s = o.stats_interval;
   ro.new_key = o.new_key;
   ro.tsn_path = o.tsn;
+  ro.mka_path = o.mka;
+  if (o.config.empty() == o.mka.empty()) {
+    throw std::invalid_argument("macsec up: give exactly one of --config (static SAKs) and --mka (MKA)");
+  }
   if (const int status = macsec::run_link(ro); status != 0) set_exit_code(status);
 }
 
@@ -87,7 +97,12 @@ const CommandRegistration reg(45, [](CLI::App& root) {
   up->add_option("--name", o->name, "name of the MACsec interface to create (e.g. macsec0)")
       ->required()
       ->check(ifname);
-  up->add_option("--config", o->config, "JSON configuration (docs/macsec_link.md)")->required()->check(kRegularFile);
+  auto* config = up->add_option("--config", o->config, "JSON configuration with static SAKs (docs/macsec_link.md)")
+                     ->check(kRegularFile);
+  up->add_option("--mka", o->mka,
+                 "MKA instead of static SAKs (JSON: cak_file, ckn, priority, cipher_suite, timers; docs/mka.md)")
+      ->check(kRegularFile)
+      ->excludes(config);
   up->add_flag("--new-key", o->new_key,
                "the keys were never used: create the PN state file / records that are missing (never rewinds "
                "an existing record)");
