@@ -30,6 +30,7 @@ class FakeSecY final : public SecYDriver {
     std::string fingerprint;
     KeyIdentifier ki{};
     std::uint64_t pn = 0;
+    std::uint32_t ssci = 0;
   };
   struct RxSa {
     std::string fingerprint;
@@ -59,13 +60,13 @@ class FakeSecY final : public SecYDriver {
   FakeSecY(std::uint64_t own_sci, std::uint64_t* sequence) : own_sci_(own_sci), seq_(sequence) {}
 
   Status<SecYError> install_rx_sa(std::uint64_t peer_sci, const SaMaterial& m, std::uint64_t lowest_pn) override {
-    record(SaActionType::kInstallRxSa, peer_sci, m.an, fingerprint(*m.sak), m.ki, lowest_pn);
+    record(SaActionType::kInstallRxSa, peer_sci, m.an, fingerprint(*m.sak), m.ki, lowest_pn, m.ssci);
     if (fail_install_rx) return fail(fail_install_rx);
     rx[{peer_sci, m.an}] = RxSa{fingerprint(*m.sak), m.ki, lowest_pn, m.ssci, m.salt, m.offset, m.suite};
     return {};
   }
   Status<SecYError> install_tx_sa(const SaMaterial& m, std::uint64_t next_pn) override {
-    record(SaActionType::kInstallTxSa, own_sci_, m.an, fingerprint(*m.sak), m.ki, next_pn);
+    record(SaActionType::kInstallTxSa, own_sci_, m.an, fingerprint(*m.sak), m.ki, next_pn, m.ssci);
     if (fail_install_tx) return fail(fail_install_tx);
     if (encoding && *encoding == m.an) {
       violations.push_back("install_tx_sa over the encoding SA");
@@ -146,8 +147,8 @@ class FakeSecY final : public SecYDriver {
 
  private:
   void record(SaActionType type, std::uint64_t sci, std::uint8_t an, std::string fp, const KeyIdentifier& ki,
-              std::uint64_t pn) {
-    calls.push_back(Call{seq_ != nullptr ? ++*seq_ : calls.size() + 1, type, sci, an, std::move(fp), ki, pn});
+              std::uint64_t pn, std::uint32_t ssci = 0) {
+    calls.push_back(Call{seq_ != nullptr ? ++*seq_ : calls.size() + 1, type, sci, an, std::move(fp), ki, pn, ssci});
   }
   static Status<SecYError> fail(std::optional<SecYError>& f) {
     const SecYError e = *f;

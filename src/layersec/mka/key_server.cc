@@ -120,6 +120,7 @@ Result<GeneratedSak, KeyServerError> KeyServer::generate(const SecretBytes& cak,
   last_generated_ = now;
   pending_.reset();
   distributing_ = g.parameter_set;
+  members_.assign(member_mis.begin(), member_mis.end());
   state_ = KeyServerState::kDistributing;
   return g;
 }

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <vector>
 
 #include "layersec/base/result.h"
 #include "layersec/base/secret.h"
@@ -125,6 +126,8 @@ class KeyServer {
                                                               RandomSource& rng, TimePoint now);
   // The Distributed SAK set to send while kDistributing (nullptr otherwise).
   [[nodiscard]] const DistributedSak* distributing() const;
+  // The member MIs (not ours) the SAK being distributed was made for.
+  [[nodiscard]] const std::vector<MemberId>& members() const { return members_; }
   // Our SecY could not install the SAK just generated: back to kElected with
   // `reason` pending again (the SAK is never distributed).
   void abandon(RekeyReason reason);
@@ -143,6 +146,7 @@ class KeyServer {
   std::uint32_t last_kn_ = 0;
   std::optional<TimePoint> last_generated_;
   std::optional<DistributedSak> distributing_;
+  std::vector<MemberId> members_;
 };
 
 }  // namespace layersec::mka

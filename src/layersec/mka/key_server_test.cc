@@ -149,7 +149,7 @@ TEST(MkaKeyServer, Gcm256CarriesItsCipherSuiteAndA40OctetWrap) {
   auto g = ks.generate(k.cak, k.kek, mi_of(1), {}, 0, rng, TimePoint{});
   ASSERT_TRUE(g.ok());
   EXPECT_EQ(g->sak.size(), 32u);
-  EXPECT_EQ(g->parameter_set.cipher_suite, kCipherSuiteGcmAes256);
+  EXPECT_EQ(g->parameter_set.cipher_suite, macsec::cipher_suite_id(CipherSuite::kGcmAes256));
   EXPECT_EQ(g->parameter_set.wrapped_sak.size(), 40u);
   EXPECT_EQ(g->parameter_set.confidentiality_offset, 2);
 }
@@ -251,19 +251,6 @@ TEST(MkaXpn, SsciCountsFromTheGreatestSci) {
   EXPECT_EQ(ssci_of(0x40, scis), 0u);
   const std::vector<std::uint64_t> dup = {0x30, 0x30, 0x10};
   EXPECT_EQ(ssci_of(0x10, dup), 2u);
-}
-
-TEST(MkaCipherSuites, IdsNamesAndSizes) {
-  for (auto s : {CipherSuite::kGcmAes128, CipherSuite::kGcmAes256, CipherSuite::kGcmAesXpn128,
-                 CipherSuite::kGcmAesXpn256}) {
-    EXPECT_EQ(cipher_suite_from_id(cipher_suite_id(s)), s);
-    EXPECT_EQ(cipher_suite_from_string(to_string(s)), s);
-    EXPECT_EQ(sak_size(s), sak_length_of(cipher_suite_id(s)));
-  }
-  EXPECT_EQ(cipher_suite_from_id(kCipherSuiteGcmAes128Legacy), CipherSuite::kGcmAes128);
-  EXPECT_FALSE(cipher_suite_from_id(0x0080C20001000009ULL).has_value());
-  EXPECT_EQ(cipher_suite_from_string("gcm-aes-xpn-256"), CipherSuite::kGcmAesXpn256);
-  EXPECT_FALSE(cipher_suite_from_string("GCM-AES-192").has_value());
 }
 
 }  // namespace

@@ -66,6 +66,7 @@ class Sim {
   Duration latency = Duration::milliseconds(1);
   Duration data_interval = Duration::milliseconds(10);
   Duration pn_report_interval = Duration::seconds(1);
+  std::size_t cak_len = 16;  // every node's CAK length (set before add())
   TimePoint now{};
   std::vector<Node> nodes;
   std::uint64_t sequence = 0;
@@ -97,9 +98,9 @@ class Sim {
   void build(std::size_t i) {
     Node& n = nodes[i];
     ++n.incarnation;
+    n.first_delivery_ns = 0;
     n.secy = std::make_unique<FakeSecY>(n.sci, &sequence);
     n.rng = std::make_unique<DeterministicRandom>(n.sci * 7919 + static_cast<std::uint64_t>(n.incarnation));
-    const std::size_t cak_len = sak_size(n.config.cipher_suite) == 32 ? 32 : 16;
     n.p = std::make_unique<Participant>(n.config, test_cak(n.cak_fill, cak_len), *n.secy, *n.rng);
   }
   void start(std::size_t i) {
@@ -133,7 +134,7 @@ class Sim {
 
   void run_until(TimePoint end) {
     for (int guard = 0; guard < 10000000; ++guard) {
-      TimePoint next = end;
+      TimePoint next = TimePoint::max();
       for (const auto& f : in_flight_) next = std::min(next, f.at);
       for (const auto& n : nodes) {
         if (n.up) next = std::min(next, n.p->next_deadline());
@@ -158,7 +159,6 @@ class Sim {
         }
         next_pn_ = now + pn_report_interval;
       }
-      if (now == end && in_flight_.empty()) break;
     }
     now = std::max(now, end);
   }

@@ -222,18 +222,18 @@ Result<std::size_t, MkpduError> decode_basic(ByteReader& body, std::size_t eapol
 
 }  // namespace
 
-std::size_t sak_length_of(std::uint64_t cipher_suite) {
-  switch (cipher_suite) {
-    case kCipherSuiteGcmAes128:
-    case kCipherSuiteGcmAesXpn128:
-    case kCipherSuiteGcmAes128Legacy:
-      return 16;
-    case kCipherSuiteGcmAes256:
-    case kCipherSuiteGcmAesXpn256:
-      return 32;
-    default:
-      return 0;
+std::optional<macsec::CipherSuite> cipher_suite_from_id(std::uint64_t cipher_suite) {
+  if (cipher_suite == kCipherSuiteGcmAes128Legacy) return macsec::CipherSuite::kGcmAes128;
+  for (auto s : {macsec::CipherSuite::kGcmAes128, macsec::CipherSuite::kGcmAes256, macsec::CipherSuite::kGcmAesXpn128,
+                 macsec::CipherSuite::kGcmAesXpn256}) {
+    if (macsec::cipher_suite_id(s) == cipher_suite) return s;
   }
+  return std::nullopt;
+}
+
+std::size_t sak_length_of(std::uint64_t cipher_suite) {
+  const auto s = cipher_suite_from_id(cipher_suite);
+  return s ? macsec::sak_size(*s) : 0;
 }
 
 std::vector<CipherSuiteEntry> announced_cipher_suites(const Announcement& a) {

@@ -52,6 +52,7 @@
 #include "layersec/base/bytes.h"
 #include "layersec/base/result.h"
 #include "layersec/base/secret.h"
+#include "layersec/macsec/cipher_suite.h"
 #include "layersec/mka/keys.h"
 
 namespace layersec::mka {
@@ -96,13 +97,13 @@ enum class MacsecCapability : std::uint8_t {
   kConfidentialityWithOffset = 3,     // + confidentiality, offset 0, 30 or 50
 };
 
-// MACsec cipher suite identifiers (802.1AE-2018 Table 14-1) as 64-bit numbers.
-inline constexpr std::uint64_t kCipherSuiteGcmAes128 = 0x0080C20001000001ULL;
-inline constexpr std::uint64_t kCipherSuiteGcmAes256 = 0x0080C20001000002ULL;
-inline constexpr std::uint64_t kCipherSuiteGcmAesXpn128 = 0x0080C20001000003ULL;
-inline constexpr std::uint64_t kCipherSuiteGcmAesXpn256 = 0x0080C20001000004ULL;
-// The GCM-AES-128 identifier as misprinted in 802.1AE-2006/802.1X-2010.
+// MACsec cipher suite identifiers (802.1AE-2018 Table 14-1) are
+// macsec::cipher_suite_id(); this one is the GCM-AES-128 identifier as
+// misprinted in 802.1AE-2006 and 802.1X-2010 (00-80-02-00-01-00-00-01).
 inline constexpr std::uint64_t kCipherSuiteGcmAes128Legacy = 0x0080020001000001ULL;
+// The suite a cipher suite identifier names (the legacy one included), or
+// nullopt for an identifier this project does not implement.
+std::optional<macsec::CipherSuite> cipher_suite_from_id(std::uint64_t cipher_suite);
 // SAK length (16 or 32) for a known cipher suite, 0 for an unknown one.
 std::size_t sak_length_of(std::uint64_t cipher_suite);
 

@@ -21,6 +21,11 @@ namespace {
 using layersec::testing::hex;
 using Bytes = std::vector<std::uint8_t>;
 
+const std::uint64_t kIdGcmAes128 = macsec::cipher_suite_id(macsec::CipherSuite::kGcmAes128);
+const std::uint64_t kIdGcmAes256 = macsec::cipher_suite_id(macsec::CipherSuite::kGcmAes256);
+const std::uint64_t kIdGcmAesXpn128 = macsec::cipher_suite_id(macsec::CipherSuite::kGcmAesXpn128);
+const std::uint64_t kIdGcmAesXpn256 = macsec::cipher_suite_id(macsec::CipherSuite::kGcmAesXpn256);
+
 const nlohmann::json& capture() {
   static const nlohmann::json c = [] {
     const nlohmann::json all = layersec::testing::load_vector_json("mka/mka_vectors.json");
@@ -325,7 +330,7 @@ TEST(Mkpdu, HandMadeFramesForEverySetType) {
   EXPECT_EQ(m.distributed_sak->distributed_an, 3);
   EXPECT_EQ(m.distributed_sak->confidentiality_offset, 2);
   EXPECT_EQ(m.distributed_sak->kn, 10u);
-  EXPECT_EQ(m.distributed_sak->cipher_suite, kCipherSuiteGcmAesXpn256);
+  EXPECT_EQ(m.distributed_sak->cipher_suite, kIdGcmAesXpn256);
   EXPECT_EQ(m.distributed_sak->wrapped_sak.size(), 40u);
   ASSERT_TRUE(m.distributed_cak);
   EXPECT_EQ(m.distributed_cak->wrapped_cak.size(), 24u);
@@ -336,7 +341,7 @@ TEST(Mkpdu, HandMadeFramesForEverySetType) {
   ASSERT_EQ(m.announcement->tlvs.size(), 2u);
   EXPECT_EQ(m.announcement->tlvs[1].type, 1);
   EXPECT_EQ(announced_cipher_suites(*m.announcement),
-            (std::vector<CipherSuiteEntry>{{MacsecCapability::kConfidentialityWithOffset, kCipherSuiteGcmAes256}}));
+            (std::vector<CipherSuiteEntry>{{MacsecCapability::kConfidentialityWithOffset, kIdGcmAes256}}));
   ASSERT_TRUE(m.xpn);
   EXPECT_EQ(m.xpn->suspension_time, 5);
   EXPECT_EQ(m.xpn->latest_lowest_acceptable_pn_high, 1u);
@@ -381,10 +386,10 @@ TEST(Mkpdu, DistributedSakForms) {
   };
   const std::vector<Case> ok = {
       {"0410001C" "00000002" + wrap24(), std::nullopt, 24},
-      {"04100024" "00000002" "0080C20001000001" + wrap24(), kCipherSuiteGcmAes128, 24},
+      {"04100024" "00000002" "0080C20001000001" + wrap24(), kIdGcmAes128, 24},
       {"04100024" "00000002" "0080020001000001" + wrap24(), kCipherSuiteGcmAes128Legacy, 24},
-      {"04100024" "00000002" "0080C20001000003" + wrap24(), kCipherSuiteGcmAesXpn128, 24},
-      {"04100034" "00000002" "0080C20001000002" + wrap40(), kCipherSuiteGcmAes256, 40},
+      {"04100024" "00000002" "0080C20001000003" + wrap24(), kIdGcmAesXpn128, 24},
+      {"04100034" "00000002" "0080C20001000002" + wrap40(), kIdGcmAes256, 40},
       {"04100024" "00000002" "1122334455667788" + wrap24(), 0x1122334455667788ULL, 24},  // unknown suite: kept
       {"04100034" "00000002" "1122334455667788" + wrap40(), 0x1122334455667788ULL, 40},
   };
@@ -563,11 +568,11 @@ Mkpdu sample() {
   m.live_peers = PeerList{3, {{kMiB, 7}}};
   m.potential_peers = PeerList{0, {{kMiA, 1}, {kMiB, 2}}};
   m.sak_use = SakUse{1, true, true, 2, false, true, false, false, true, true, {kMiA, 2, 100}, {kMiA, 1, 5000}};
-  m.distributed_sak = DistributedSak{1, 1, true, 2, kCipherSuiteGcmAes256, Bytes(40, 0x5A)};
+  m.distributed_sak = DistributedSak{1, 1, true, 2, kIdGcmAes256, Bytes(40, 0x5A)};
   m.distributed_cak = DistributedCak{Bytes(24, 0x11), hex("0102")};
   m.kmd = Bytes{'z', 'o', 'n', 'e'};
-  const std::array<CipherSuiteEntry, 2> cs = {{{MacsecCapability::kConfidentiality, kCipherSuiteGcmAes128},
-                                                {MacsecCapability::kConfidentiality, kCipherSuiteGcmAesXpn256}}};
+  const std::array<CipherSuiteEntry, 2> cs = {{{MacsecCapability::kConfidentiality, kIdGcmAes128},
+                                                {MacsecCapability::kConfidentiality, kIdGcmAesXpn256}}};
   m.announcement = Announcement{{cipher_suites_tlv(cs), AnnouncementTlv{111, {1, 2, 3}}}};
   m.xpn = XpnParameterSet{3, 1, 0};
   m.unknown_sets = {{200, {9, 9}}, {9, {}}};
@@ -628,7 +633,7 @@ TEST(Mkpdu, EncoderRefusesWhatTheDecoderWould) {
   refuses("default suite, wrap 40", with([](Mkpdu& m) { m.distributed_sak->cipher_suite.reset(); }),
           MkpduError::kBadDistributedSakLength);
   refuses("GCM-AES-128, wrap 40",
-          with([](Mkpdu& m) { m.distributed_sak->cipher_suite = kCipherSuiteGcmAes128; }),
+          with([](Mkpdu& m) { m.distributed_sak->cipher_suite = kIdGcmAes128; }),
           MkpduError::kCipherSuiteKeyMismatch);
   refuses("CAK wrap 40", with([](Mkpdu& m) { m.distributed_cak->wrapped_cak.resize(40); }),
           MkpduError::kBadDistributedCakLength);
@@ -652,13 +657,16 @@ TEST(Mkpdu, EncoderRefusesWhatTheDecoderWould) {
 }
 
 TEST(Mkpdu, CipherSuiteHelpers) {
-  EXPECT_EQ(sak_length_of(kCipherSuiteGcmAes128), 16u);
+  EXPECT_EQ(cipher_suite_from_id(0x0080C20001000002ULL), macsec::CipherSuite::kGcmAes256);
+  EXPECT_EQ(cipher_suite_from_id(kCipherSuiteGcmAes128Legacy), macsec::CipherSuite::kGcmAes128);
+  EXPECT_EQ(cipher_suite_from_id(0x0080C20001000005ULL), std::nullopt);
+  EXPECT_EQ(sak_length_of(kIdGcmAes128), 16u);
   EXPECT_EQ(sak_length_of(kCipherSuiteGcmAes128Legacy), 16u);
-  EXPECT_EQ(sak_length_of(kCipherSuiteGcmAesXpn128), 16u);
-  EXPECT_EQ(sak_length_of(kCipherSuiteGcmAes256), 32u);
-  EXPECT_EQ(sak_length_of(kCipherSuiteGcmAesXpn256), 32u);
+  EXPECT_EQ(sak_length_of(kIdGcmAesXpn128), 16u);
+  EXPECT_EQ(sak_length_of(kIdGcmAes256), 32u);
+  EXPECT_EQ(sak_length_of(kIdGcmAesXpn256), 32u);
   EXPECT_EQ(sak_length_of(0), 0u);
-  const std::array<CipherSuiteEntry, 1> e = {{{MacsecCapability::kIntegrity, kCipherSuiteGcmAes256}}};
+  const std::array<CipherSuiteEntry, 1> e = {{{MacsecCapability::kIntegrity, kIdGcmAes256}}};
   const AnnouncementTlv tlv = cipher_suites_tlv(e);
   EXPECT_EQ(tlv.type, kTlvMacsecCipherSuites);
   EXPECT_EQ(to_hex(tlv.value), "00010080c20001000002");

@@ -59,6 +59,15 @@ std::string_view to_string(SaActionType t) {
   return "?";
 }
 
+Event make_event(EventType type, TimePoint at, std::uint64_t sci, const MemberId& mi) {
+  Event e;
+  e.type = type;
+  e.at = at;
+  e.sci = sci;
+  e.mi = mi;
+  return e;
+}
+
 std::string_view to_string(EventType t) {
   switch (t) {
     case EventType::kPeerPotential: return "peer_potential";

@@ -114,6 +114,9 @@ struct Event {
   std::optional<SecYError> error;          // kSecYError
 };
 
+// An event of `type` at `at` about the member (sci, mi).
+Event make_event(EventType type, TimePoint at, std::uint64_t sci = 0, const MemberId& mi = {});
+
 // The result of start(), on_mkpdu(), on_timer(), on_tx_pn() and stop().
 struct Output {
   // Complete Ethernet frames (DA, SA, EtherType 0x888E, EAPOL, MKPDU, ICV)

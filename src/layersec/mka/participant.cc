@@ -75,7 +75,8 @@ Participant::Participant(ParticipantConfig config, SecretBytes cak, SecYDriver& 
   require(config_.max_peers >= 1, "max_peers must be at least 1");
   auto ick = derive_ick(cak_, config_.ckn);
   auto kek = derive_kek(cak_, config_.ckn);
-  require(ick.ok() && kek.ok(), "ICK/KEK derivation failed");
+  const bool derived = ick.ok();
+  require(kek.ok() && derived, "ICK/KEK derivation failed");
   ick_ = std::move(*ick);
   kek_ = std::move(*kek);
   if (!rng_.fill(mi_)) throw std::runtime_error("mka participant: random source failed (no MI)");
@@ -99,11 +100,7 @@ Output Participant::stop(TimePoint now) {
   if (state_ == ParticipantState::kIdle) return out;
   for (const auto& p : peers_) {
     if (!p.live) continue;
-    Event e;
-    e.type = EventType::kPeerLost;
-    e.at = now;
-    e.sci = p.sci;
-    e.mi = p.mi;
+    Event e = make_event(EventType::kPeerLost, now, p.sci, p.mi);
     e.loss = PeerLossReason::kStopped;
     out.events.push_back(std::move(e));
   }
@@ -240,7 +237,17 @@ Output Participant::on_mkpdu(ByteSpan frame, TimePoint now) {
         return drop(std::move(out), DropReason::kUnwrapFailed);
       }
       accepted = AcceptedSak{std::move(*sak), ki, ds.distributed_an,
-                             static_cast<ConfidentialityOffset>(ds.confidentiality_offset & 0x03)};
+                             static_cast<ConfidentialityOffset>(ds.confidentiality_offset & 0x03), {}};
+      if (is_xpn(config_.cipher_suite)) {
+        // The SSCIs follow the key server's member list, the same for every
+        // member; without all of its SCIs we wait for the next copy.
+        if (auto members = xpn_members(m)) {
+          accepted->member_scis = std::move(*members);
+        } else {
+          ++stats_.xpn_saks_deferred;
+          accepted.reset();
+        }
+      }
     }
   }
 
@@ -252,12 +259,7 @@ Output Participant::on_mkpdu(ByteSpan frame, TimePoint now) {
     p.mi = b.actor_mi;
     p.sci = b.sci;
     peers_.push_back(p);
-    Event e;
-    e.type = EventType::kPeerPotential;
-    e.at = now;
-    e.sci = b.sci;
-    e.mi = b.actor_mi;
-    out.events.push_back(std::move(e));
+    out.events.push_back(make_event(EventType::kPeerPotential, now, b.sci, b.actor_mi));
     new_info_ = true;
   }
   {
@@ -371,11 +373,7 @@ void Participant::lose_peer(std::size_t index, PeerLossReason why, TimePoint now
   const Peer p = peers_[index];
   peers_.erase(peers_.begin() + static_cast<std::ptrdiff_t>(index));
   ++stats_.peers_lost;
-  Event e;
-  e.type = EventType::kPeerLost;
-  e.at = now;
-  e.sci = p.sci;
-  e.mi = p.mi;
+  Event e = make_event(EventType::kPeerLost, now, p.sci, p.mi);
   e.loss = why;
   out.events.push_back(std::move(e));
   // Exclusion first: its frames are not accepted from here on.
@@ -399,12 +397,7 @@ void Participant::make_live(const MemberId& mi, TimePoint now, Output& out) {
   p->expires = now + config_.life_time;
   const std::uint64_t sci = p->sci;
   ++stats_.peers_live;
-  Event e;
-  e.type = EventType::kPeerLive;
-  e.at = now;
-  e.sci = sci;
-  e.mi = mi;
-  out.events.push_back(std::move(e));
+  out.events.push_back(make_event(EventType::kPeerLive, now, sci, mi));
   // The same SCI under an older MI: that member restarted. Its old MI goes
   // now (the receive SC stays: the SCI is live again).
   for (std::size_t i = 0; i < peers_.size();) {
@@ -422,7 +415,8 @@ void Participant::make_live(const MemberId& mi, TimePoint now, Output& out) {
 }
 
 void Participant::note_peer_pns(const Peer& p) {
-  if (!key_server_.elected() || !p.sak_use || !p.sak_use->has_keys) return;
+  // While a new SAK is on its way the old one's PN is moot.
+  if (!key_server_.elected() || !p.sak_use || !p.sak_use->has_keys || sak_.state() == SakState::kReceiving) return;
   const InstalledSak* tx = sak_.transmitting();
   if (tx == nullptr) return;
   const SakUse& su = *p.sak_use;
@@ -435,10 +429,11 @@ void Participant::note_peer_pns(const Peer& p) {
   if (ki_of(su.old) == tx->ki) key_server_.on_pn(full(su.old.lowest_acceptable_pn, false));
 }
 
-bool Participant::all_live_peers(bool transmit, const KeyIdentifier& ki) const {
+bool Participant::all_live_peers(bool transmit, const KeyIdentifier& ki, const std::vector<MemberId>* only) const {
   bool any = false;
   for (const auto& p : peers_) {
     if (!p.live) continue;
+    if (only != nullptr && std::find(only->begin(), only->end(), p.mi) == only->end()) continue;
     any = true;
     if (!p.sak_use || !uses(*p.sak_use, transmit, ki)) return false;
   }
@@ -453,10 +448,7 @@ void Participant::update_state() {
 void Participant::new_mi(TimePoint now, Output& out) {
   MemberId fresh{};
   if (!rng_.fill(fresh)) {
-    Event e;
-    e.type = EventType::kRandomFailure;
-    e.at = now;
-    out.events.push_back(std::move(e));
+    out.events.push_back(make_event(EventType::kRandomFailure, now));
     return;
   }
   mi_ = fresh;
@@ -464,12 +456,7 @@ void Participant::new_mi(TimePoint now, Output& out) {
   sent_.clear();
   key_server_.reset_numbering();
   ++stats_.mi_changes;
-  Event e;
-  e.type = EventType::kMiChanged;
-  e.at = now;
-  e.sci = config_.sci;
-  e.mi = mi_;
-  out.events.push_back(std::move(e));
+  out.events.push_back(make_event(EventType::kMiChanged, now, config_.sci, mi_));
   new_info_ = true;
 }
 
@@ -495,6 +482,8 @@ Participant::Election Participant::elect(const MemberId* sender, const BasicPara
     if (sender != nullptr && p.mi == *sender) {
       sender_seen = true;
       consider(sender_live, basic->key_server, basic->key_server_priority, basic->sci, &p.mi);
+    } else if (sender != nullptr && sender_live && p.sci == basic->sci) {
+      continue;  // the sender going live supersedes it (make_live)
     } else {
       consider(p.live, p.key_server_flag, p.priority, p.sci, &p.mi);
     }
@@ -518,12 +507,7 @@ void Participant::run_election(TimePoint now, Output& out) {
   if (e.any == elected_.any && e.self == elected_.self && e.sci == elected_.sci && e.mi == elected_.mi) return;
   elected_ = e;
   new_info_ = true;
-  Event ev;
-  ev.type = e.any ? EventType::kKeyServerElected : EventType::kKeyServerNone;
-  ev.at = now;
-  ev.sci = e.sci;
-  ev.mi = e.mi;
-  out.events.push_back(std::move(ev));
+  out.events.push_back(make_event(e.any ? EventType::kKeyServerElected : EventType::kKeyServerNone, now, e.sci, e.mi));
   if (e.self) {
     key_server_.elect();
   } else {
@@ -549,7 +533,8 @@ bool Participant::step_once(TimePoint now, Output& out) {
     }
     if (st == SakState::kReceiving) {
       const InstalledSak* l = sak_.latest();
-      if (all_live_peers(false, l->ki) || now >= sak_.receiving_since() + config_.transmit_delay) {
+      const std::vector<MemberId>* only = l->ki.mi == mi_ ? xpn_distribution_members() : nullptr;
+      if (all_live_peers(false, l->ki, only) || now >= sak_.receiving_since() + config_.transmit_delay) {
         if (!sak_.transmit(now, out)) {
           ++stats_.secy_errors;
           return false;
@@ -579,7 +564,9 @@ bool Participant::step_once(TimePoint now, Output& out) {
     const InstalledSak* l = sak_.latest();
     bool retire = now >= sak_.transmitting_since() + config_.retire_time;
     if (!retire) {
-      if (all_live_peers(true, l->ki)) {
+      const std::vector<MemberId>* only =
+          key_server_.elected() && l->ki.mi == mi_ ? xpn_distribution_members() : nullptr;
+      if (all_live_peers(true, l->ki, only)) {
         if (!all_tx_since_) all_tx_since_ = now;
         retire = now >= *all_tx_since_ + config_.retire_grace;
       } else {
@@ -644,27 +631,21 @@ bool Participant::start_rekey(TimePoint now, Output& out) {
     if (g.error() == KeyServerError::kKnExhausted) {
       new_mi(now, out);
     } else {
-      Event e;
-      e.type = EventType::kRandomFailure;
-      e.at = now;
-      out.events.push_back(std::move(e));
+      out.events.push_back(make_event(EventType::kRandomFailure, now));
     }
     rekey_blocked_until_ = next_hello_;  // try again with the next hello, not in a loop
     return false;
   }
   ++stats_.saks_generated;
   ++stats_.rekeys[static_cast<std::size_t>(g->reason)];
-  Event e;
-  e.type = EventType::kSakGenerated;
-  e.at = now;
-  e.sci = config_.sci;
+  Event e = make_event(EventType::kSakGenerated, now, config_.sci);
   e.ki = g->ki;
   e.an = g->an;
   e.sak_fingerprint = fingerprint(g->sak);
   e.rekey = g->reason;
   out.events.push_back(std::move(e));
   const RekeyReason reason = g->reason;
-  if (!sak_.receive(std::move(g->sak), g->ki, g->an, config_.confidentiality_offset, live_scis(), now, out)) {
+  if (!sak_.receive(std::move(g->sak), g->ki, g->an, config_.confidentiality_offset, live_scis(), {}, now, out)) {
     ++stats_.secy_errors;
     key_server_.abandon(reason);
     rekey_blocked_until_ = next_hello_;
@@ -683,7 +664,7 @@ void Participant::apply_sak(AcceptedSak s, TimePoint now, Output& out) {
     return;
   }
   const KeyIdentifier ki = s.ki;
-  if (!sak_.receive(std::move(s.sak), ki, s.an, s.offset, live_scis(), now, out)) {
+  if (!sak_.receive(std::move(s.sak), ki, s.an, s.offset, live_scis(), s.member_scis, now, out)) {
     ++stats_.secy_errors;  // the key server repeats the Distributed SAK: tried again then
     return;
   }
@@ -692,6 +673,30 @@ void Participant::apply_sak(AcceptedSak s, TimePoint now, Output& out) {
   ++stats_.saks_installed;
   all_tx_since_.reset();
   new_info_ = true;
+}
+
+std::optional<std::vector<std::uint64_t>> Participant::xpn_members(const Mkpdu& m) {
+  std::vector<std::uint64_t> scis{m.basic.sci};
+  bool self = false;
+  if (m.live_peers) {
+    for (const auto& e : m.live_peers->peers) {
+      if (e.mi == mi_) {
+        self = true;
+        scis.push_back(config_.sci);
+      } else if (const Peer* p = find_peer(e.mi); p != nullptr) {
+        scis.push_back(p->sci);
+      } else {
+        return std::nullopt;
+      }
+    }
+  }
+  if (!self) return std::nullopt;
+  return scis;
+}
+
+const std::vector<MemberId>* Participant::xpn_distribution_members() const {
+  if (!is_xpn(config_.cipher_suite) || !key_server_.elected()) return nullptr;
+  return &key_server_.members();
 }
 
 // ---------------------------------------------------------------- MKPDUs out
@@ -735,20 +740,16 @@ Mkpdu Participant::build_mkpdu(std::uint32_t mn) const {
     su.has_keys = true;
     const std::uint64_t llpn = lowest_acceptable_pn(latest);
     const std::uint64_t olpn = lowest_acceptable_pn(old);
-    if (latest != nullptr) {
-      su.latest_an = latest->an;
-      su.latest_tx = latest->tx;
-      su.latest_rx = latest->rx;
-      su.latest.key_server_mi = latest->ki.mi;
-      su.latest.kn = latest->ki.kn;
-    }
-    if (old != nullptr) {
-      su.old_an = old->an;
-      su.old_tx = old->tx;
-      su.old_rx = old->rx;
-      su.old.key_server_mi = old->ki.mi;
-      su.old.kn = old->ki.kn;
-    }
+    const auto slot = [](const InstalledSak* k, std::uint8_t& an, bool& tx, bool& rx, SakUseKey& key) {
+      if (k == nullptr) return;
+      an = k->an;
+      tx = k->tx;
+      rx = k->rx;
+      key.key_server_mi = k->ki.mi;
+      key.kn = k->ki.kn;
+    };
+    slot(latest, su.latest_an, su.latest_tx, su.latest_rx, su.latest);
+    slot(old, su.old_an, su.old_tx, su.old_rx, su.old);
     su.latest.lowest_acceptable_pn = static_cast<std::uint32_t>(llpn);
     su.old.lowest_acceptable_pn = static_cast<std::uint32_t>(olpn);
     m.sak_use = su;
@@ -759,7 +760,21 @@ Mkpdu Participant::build_mkpdu(std::uint32_t mn) const {
       m.xpn = x;
     }
   }
-  if (const DistributedSak* ds = key_server_.distributing()) m.distributed_sak = *ds;
+  if (const DistributedSak* ds = key_server_.distributing()) {
+    // XPN: only while our live list is the SAK's member list, so that every
+    // member derives the same SSCIs from the MKPDU that brings the SAK.
+    bool same = true;
+    if (const auto* members = xpn_distribution_members()) {
+      const std::size_t live_count = m.live_peers ? m.live_peers->peers.size() : 0;
+      same = live_count == members->size();
+      for (const auto& mi : *members) {
+        same = same && m.live_peers &&
+               std::any_of(m.live_peers->peers.begin(), m.live_peers->peers.end(),
+                           [&](const PeerEntry& e) { return e.mi == mi; });
+      }
+    }
+    if (same) m.distributed_sak = *ds;
+  }
   return m;
 }
 

@@ -112,6 +112,7 @@ struct ParticipantStats {
   std::uint64_t mi_changes = 0;
   std::uint64_t secy_errors = 0;
   std::uint64_t encode_failures = 0;         // an MKPDU we could not encode (not sent)
+  std::uint64_t xpn_saks_deferred = 0;       // XPN Distributed SAK naming a member we do not know yet
   std::array<std::uint64_t, kDropReasonCount> drops{};
   std::array<std::uint64_t, kMkpduErrorCount> malformed{};
   std::array<std::uint64_t, kRekeyReasonCount> rekeys{};
@@ -181,6 +182,7 @@ class Participant {
     KeyIdentifier ki{};
     std::uint8_t an = 0;
     ConfidentialityOffset offset = ConfidentialityOffset::kOffset0;
+    std::vector<std::uint64_t> member_scis;  // XPN: the key server's members (SSCI order)
   };
   struct Election {
     bool any = false;
@@ -204,7 +206,15 @@ class Participant {
   [[nodiscard]] std::uint8_t choose_an() const;
   void apply_sak(AcceptedSak s, TimePoint now, Output& out);
   void note_peer_pns(const Peer& p);
-  [[nodiscard]] bool all_live_peers(bool transmit, const KeyIdentifier& ki) const;
+  // Every live peer (only those in `only`, when given) receives (transmit
+  // false) or transmits with `ki`; false when there is none.
+  [[nodiscard]] bool all_live_peers(bool transmit, const KeyIdentifier& ki,
+                                    const std::vector<MemberId>* only = nullptr) const;
+  // XPN: the SCIs of the key server and of the MIs in its live list, if we
+  // know every one of them and we are among them.
+  [[nodiscard]] std::optional<std::vector<std::uint64_t>> xpn_members(const Mkpdu& m);
+  // XPN key server: the members the SAK being distributed was made for.
+  [[nodiscard]] const std::vector<MemberId>* xpn_distribution_members() const;
   [[nodiscard]] std::vector<std::uint64_t> live_scis() const;
   [[nodiscard]] bool sci_live(std::uint64_t sci) const;
   [[nodiscard]] bool mn_recent(std::uint32_t mn, TimePoint now) const;

@@ -179,8 +179,9 @@ TEST(MkaParticipantInput, EveryBadInputIsDroppedByReasonAndTheSessionLives) {
   }), DropReason::kAnInUse);
   t.expect_drop(a, next_z([&](Mkpdu& m) {
     DistributedSak d = dist(in_use.kn + 9, free_an);
-    d.cipher_suite = kCipherSuiteGcmAes256;
+    d.cipher_suite = macsec::cipher_suite_id(CipherSuite::kGcmAes256);
     auto w = wrap_key(t.kek, SecretBytes(std::vector<std::uint8_t>(32, 0x77)));
+    EXPECT_TRUE(w.ok());
     d.wrapped_sak = *w;
     m.distributed_sak = d;
   }), DropReason::kCipherSuiteMismatch);
@@ -301,7 +302,11 @@ TEST(MkaParticipantInput, CipherSuiteMismatchNeverInstalls) {
   s.start(b);
   s.run_until(at_ms(10000));
   EXPECT_GE(s.p(b).stats().drop(DropReason::kCipherSuiteMismatch), 1u);
-  EXPECT_TRUE(s.secy(b).calls.empty());
+  // Its MKPDUs carry a SAK we cannot use, so they are dropped whole and it
+  // never stays live: nothing is ever installed.
+  EXPECT_TRUE(s.secy(b).rx.empty());
+  EXPECT_TRUE(s.secy(b).tx.empty());
+  for (const auto& c : s.secy(b).calls) EXPECT_EQ(c.type, SaActionType::kRemoveRxSc);
 }
 
 // ---- wpa_supplicant 2.10 (../shared/vectors/mka/mka_vectors.json): peer A

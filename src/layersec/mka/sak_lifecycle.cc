@@ -43,14 +43,10 @@ SaMaterial SakLifecycle::material(const InstalledSak& k, std::uint32_t ssci) con
   return m;
 }
 
-// XPN: the peer's position among the SCIs that held the SAK when it was
-// installed; a peer that became live later is placed among them as if it
-// had been there (it gets a fresh SAK from the membership rekey soon).
+// XPN: the peer's position among the SAK's members; 0 (no receive SA) for
+// an SCI that is not one of them: it cannot hold this SAK consistently.
 std::uint32_t SakLifecycle::peer_ssci(const InstalledSak& k, std::uint64_t sci) const {
-  if (const std::uint32_t s = ssci_of(sci, k.member_scis); s != 0) return s;
-  std::vector<std::uint64_t> with = k.member_scis;
-  with.push_back(sci);
-  return ssci_of(sci, with);
+  return ssci_of(sci, k.member_scis);
 }
 
 void SakLifecycle::record(Output& out, SaActionType type, std::uint64_t sci, const InstalledSak* k,
@@ -70,18 +66,25 @@ void SakLifecycle::record(Output& out, SaActionType type, std::uint64_t sci, con
   out.sa_actions.push_back(a);
 }
 
+void SakLifecycle::secy_error(Output& out, SecYError error, std::uint8_t an, const KeyIdentifier& ki,
+                              std::uint64_t sci, TimePoint now) {
+  Event e = make_event(EventType::kSecYError, now, sci);
+  e.an = an;
+  e.ki = ki;
+  e.error = error;
+  out.events.push_back(std::move(e));
+}
+
 void SakLifecycle::sak_event(Output& out, EventType type, const InstalledSak& k, TimePoint now) {
-  Event e;
-  e.type = type;
-  e.at = now;
-  e.sci = own_sci_;
+  Event e = make_event(type, now, own_sci_);
   e.ki = k.ki;
   e.an = k.an;
   e.sak_fingerprint = k.fingerprint;
   out.events.push_back(std::move(e));
 }
 
-bool SakLifecycle::install_rx(InstalledSak& k, std::uint64_t sci, Output& out) {
+bool SakLifecycle::install_rx(InstalledSak& k, std::uint64_t sci, TimePoint now, Output& out) {
+  if (is_xpn(suite_) && peer_ssci(k, sci) == 0) return true;  // not a holder of this SAK
   std::uint64_t lowest = 1;
   auto it = std::find_if(resume_.begin(), resume_.end(),
                          [&](const ResumePoint& r) { return r.sci == sci && r.ki == k.ki; });
@@ -90,13 +93,7 @@ bool SakLifecycle::install_rx(InstalledSak& k, std::uint64_t sci, Output& out) {
   const Status<SecYError> st = secy_.install_rx_sa(sci, m, lowest);
   record(out, SaActionType::kInstallRxSa, sci, &k, lowest, &st);
   if (!st.ok()) {
-    Event e;
-    e.type = EventType::kSecYError;
-    e.sci = sci;
-    e.an = k.an;
-    e.ki = k.ki;
-    e.error = st.error();
-    out.events.push_back(std::move(e));
+    secy_error(out, st.error(), k.an, k.ki, sci, now);
     return false;
   }
   if (it != resume_.end()) resume_.erase(it);
@@ -119,8 +116,10 @@ void SakLifecycle::retire_key(InstalledSak& k, bool remove_tx, TimePoint now, Ou
 }
 
 bool SakLifecycle::receive(SecretBytes sak, const KeyIdentifier& ki, std::uint8_t an, ConfidentialityOffset offset,
-                           std::span<const std::uint64_t> peer_scis, TimePoint now, Output& out) {
+                           std::span<const std::uint64_t> peer_scis, std::span<const std::uint64_t> member_scis,
+                           TimePoint now, Output& out) {
   if (state_ == SakState::kTransmitting || an > 3 || sak.size() != sak_size(suite_)) return false;
+  if (is_xpn(suite_) && !member_scis.empty() && ssci_of(own_sci_, member_scis) == 0) return false;
   if (old_ && old_->an == an) return false;  // the AN of the SAK in use: never overwritten
   if (state_ == SakState::kReceiving && latest_) {
     // ABANDON (Figure 12-2): nobody transmits with the latest SAK yet.
@@ -135,14 +134,18 @@ bool SakLifecycle::receive(SecretBytes sak, const KeyIdentifier& ki, std::uint8_
   k.an = an;
   k.offset = offset;
   k.installed_at = now;
-  k.member_scis.reserve(peer_scis.size() + 1);
-  k.member_scis.push_back(own_sci_);
-  k.member_scis.insert(k.member_scis.end(), peer_scis.begin(), peer_scis.end());
+  if (!member_scis.empty()) {
+    k.member_scis.assign(member_scis.begin(), member_scis.end());
+  } else {
+    k.member_scis.reserve(peer_scis.size() + 1);
+    k.member_scis.push_back(own_sci_);
+    k.member_scis.insert(k.member_scis.end(), peer_scis.begin(), peer_scis.end());
+  }
 
   // Receive SAs first (make before break), then our transmit SA, unused.
   bool ok = true;
   for (const std::uint64_t sci : peer_scis) {
-    if (!install_rx(k, sci, out)) {
+    if (!install_rx(k, sci, now, out)) {
       ok = false;
       break;
     }
@@ -152,14 +155,7 @@ bool SakLifecycle::receive(SecretBytes sak, const KeyIdentifier& ki, std::uint8_
     const Status<SecYError> st = secy_.install_tx_sa(m, 1);
     record(out, SaActionType::kInstallTxSa, own_sci_, &k, 1, &st);
     if (!st.ok()) {
-      Event e;
-      e.type = EventType::kSecYError;
-      e.at = now;
-      e.sci = own_sci_;
-      e.an = an;
-      e.ki = ki;
-      e.error = st.error();
-      out.events.push_back(std::move(e));
+      secy_error(out, st.error(), an, ki, own_sci_, now);
       ok = false;
     }
   }
@@ -183,14 +179,7 @@ bool SakLifecycle::transmit(TimePoint now, Output& out) {
   const Status<SecYError> st = secy_.enable_tx_sa(latest_->an);
   record(out, SaActionType::kEnableTx, own_sci_, &*latest_, secy_.tx_next_pn(latest_->an), &st);
   if (!st.ok()) {
-    Event e;
-    e.type = EventType::kSecYError;
-    e.at = now;
-    e.sci = own_sci_;
-    e.an = latest_->an;
-    e.ki = latest_->ki;
-    e.error = st.error();
-    out.events.push_back(std::move(e));
+    secy_error(out, st.error(), latest_->an, latest_->ki, own_sci_, now);
     return false;
   }
   latest_->tx = true;
@@ -209,11 +198,11 @@ void SakLifecycle::retire(TimePoint now, Output& out) {
   state_ = SakState::kInUse;
 }
 
-void SakLifecycle::add_peer(std::uint64_t sci, TimePoint /*now*/, Output& out) {
+void SakLifecycle::add_peer(std::uint64_t sci, TimePoint now, Output& out) {
   for (auto* k : {latest_ ? &*latest_ : nullptr, old_ ? &*old_ : nullptr}) {
     if (k == nullptr || !k->rx) continue;
     if (std::find(k->rx_scis.begin(), k->rx_scis.end(), sci) != k->rx_scis.end()) continue;
-    (void)install_rx(*k, sci, out);  // a failure is reported as an event; the peer's frames are then dropped
+    (void)install_rx(*k, sci, now, out);  // a failure is reported as an event; the peer's frames are then dropped
   }
 }
 

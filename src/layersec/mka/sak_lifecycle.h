@@ -54,7 +54,8 @@ struct InstalledSak {
   bool tx = false;  // we transmit with it
   bool rx = false;  // we receive with it
   std::string fingerprint;
-  // Our SCI and the live peers' SCIs when it was installed: the XPN SSCI order.
+  // The SCIs of every member that holds it (ours included): the XPN SSCI
+  // order. For XPN only these members get a receive SA.
   std::vector<std::uint64_t> member_scis;
   std::vector<std::uint64_t> rx_scis;  // peers with a receive SA for it
   TimePoint installed_at{};
@@ -77,13 +78,15 @@ class SakLifecycle {
 
   // RECEIVE (from kNoSak or kInUse; from kReceiving it first ABANDONs the
   // latest SAK, which nobody transmits with yet): installs the receive SA
-  // (peer SCI, an) for every SCI in `peer_scis`, then our transmit SA, and
-  // moves to kReceiving. If the SecY refuses any of them, every SA of this
-  // call is removed again, the state is unchanged, and false is returned.
-  // Not allowed in kTransmitting (false): the caller keeps the SAK until
-  // retire().
+  // (peer SCI, an) for every SCI in `peer_scis` (for XPN: those that are
+  // also in `member_scis`), then our transmit SA, and moves to kReceiving.
+  // `member_scis` (XPN: must hold our SCI) fixes the SSCIs; empty means our
+  // SCI and `peer_scis`. If the SecY refuses any SA, every SA of this call is
+  // removed again, the state is unchanged, and false is returned. Not
+  // allowed in kTransmitting (false): the caller keeps the SAK until retire().
   bool receive(SecretBytes sak, const KeyIdentifier& ki, std::uint8_t an, ConfidentialityOffset offset,
-               std::span<const std::uint64_t> peer_scis, TimePoint now, Output& out);
+               std::span<const std::uint64_t> peer_scis, std::span<const std::uint64_t> member_scis,
+               TimePoint now, Output& out);
   // TRANSMIT: kReceiving -> kTransmitting, the latest SAK's SA becomes the
   // encoding SA. False (state unchanged) if the SecY refuses.
   bool transmit(TimePoint now, Output& out);
@@ -104,7 +107,9 @@ class SakLifecycle {
  private:
   SaMaterial material(const InstalledSak& k, std::uint32_t ssci) const;
   std::uint32_t peer_ssci(const InstalledSak& k, std::uint64_t sci) const;
-  bool install_rx(InstalledSak& k, std::uint64_t sci, Output& out);
+  bool install_rx(InstalledSak& k, std::uint64_t sci, TimePoint now, Output& out);
+  static void secy_error(Output& out, SecYError error, std::uint8_t an, const KeyIdentifier& ki, std::uint64_t sci,
+                         TimePoint now);
   void retire_key(InstalledSak& k, bool had_tx, TimePoint now, Output& out);
   void record(Output& out, SaActionType type, std::uint64_t sci, const InstalledSak* k, std::uint64_t pn,
               const Status<SecYError>* status);

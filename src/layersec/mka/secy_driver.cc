@@ -1,58 +1,10 @@
 #include "layersec/mka/secy_driver.h"
 
 #include <algorithm>
-#include <cctype>
-#include <string>
 
 #include "layersec/crypto/kdf.h"
 
 namespace layersec::mka {
-
-std::string_view to_string(CipherSuite s) {
-  switch (s) {
-    case CipherSuite::kGcmAes128: return "GCM-AES-128";
-    case CipherSuite::kGcmAes256: return "GCM-AES-256";
-    case CipherSuite::kGcmAesXpn128: return "GCM-AES-XPN-128";
-    case CipherSuite::kGcmAesXpn256: return "GCM-AES-XPN-256";
-  }
-  return "?";
-}
-
-std::optional<CipherSuite> cipher_suite_from_string(std::string_view name) {
-  std::string upper(name);
-  for (auto& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  for (auto s : {CipherSuite::kGcmAes128, CipherSuite::kGcmAes256, CipherSuite::kGcmAesXpn128,
-                 CipherSuite::kGcmAesXpn256}) {
-    if (upper == to_string(s)) return s;
-  }
-  return std::nullopt;
-}
-
-std::uint64_t cipher_suite_id(CipherSuite s) {
-  switch (s) {
-    case CipherSuite::kGcmAes128: return kCipherSuiteGcmAes128;
-    case CipherSuite::kGcmAes256: return kCipherSuiteGcmAes256;
-    case CipherSuite::kGcmAesXpn128: return kCipherSuiteGcmAesXpn128;
-    case CipherSuite::kGcmAesXpn256: return kCipherSuiteGcmAesXpn256;
-  }
-  return 0;
-}
-
-std::optional<CipherSuite> cipher_suite_from_id(std::uint64_t id) {
-  if (id == kCipherSuiteGcmAes128 || id == kCipherSuiteGcmAes128Legacy) return CipherSuite::kGcmAes128;
-  if (id == kCipherSuiteGcmAes256) return CipherSuite::kGcmAes256;
-  if (id == kCipherSuiteGcmAesXpn128) return CipherSuite::kGcmAesXpn128;
-  if (id == kCipherSuiteGcmAesXpn256) return CipherSuite::kGcmAesXpn256;
-  return std::nullopt;
-}
-
-std::size_t sak_size(CipherSuite s) {
-  return (s == CipherSuite::kGcmAes256 || s == CipherSuite::kGcmAesXpn256) ? 32 : 16;
-}
-
-bool is_xpn(CipherSuite s) { return s == CipherSuite::kGcmAesXpn128 || s == CipherSuite::kGcmAesXpn256; }
-
-std::uint64_t max_pn(CipherSuite s) { return is_xpn(s) ? UINT64_MAX : 0xFFFFFFFFULL; }
 
 std::uint8_t offset_octets(ConfidentialityOffset o) {
   switch (o) {

@@ -19,31 +19,17 @@
 
 #include "layersec/base/result.h"
 #include "layersec/base/secret.h"
+#include "layersec/macsec/cipher_suite.h"
 #include "layersec/mka/mkpdu.h"
 
 namespace layersec::mka {
 
-// MACsec cipher suites MKA distributes SAKs for (802.1AE-2018 Table 14-1).
-enum class CipherSuite : std::uint8_t {
-  kGcmAes128,
-  kGcmAes256,
-  kGcmAesXpn128,  // extended packet numbering: 64-bit PN, SSCI and salt
-  kGcmAesXpn256,
-};
-// "GCM-AES-128", "GCM-AES-256", "GCM-AES-XPN-128", "GCM-AES-XPN-256".
-std::string_view to_string(CipherSuite s);
-// Parses the names above (case-insensitive); nullopt otherwise.
-std::optional<CipherSuite> cipher_suite_from_string(std::string_view name);
-// The 64-bit Cipher Suite Identifier (kCipherSuite* of mkpdu.h).
-std::uint64_t cipher_suite_id(CipherSuite s);
-// The suite of an identifier (the 802.1X-2010 misprint of GCM-AES-128
-// included); nullopt for any other value.
-std::optional<CipherSuite> cipher_suite_from_id(std::uint64_t id);
-// SAK length: 16 or 32 octets.
-std::size_t sak_size(CipherSuite s);
-bool is_xpn(CipherSuite s);
-// The largest PN of the suite: 2^32-1 or 2^64-1.
-std::uint64_t max_pn(CipherSuite s);
+// The MACsec cipher suites (802.1AE-2018 Table 14-1) are macsec's:
+// to_string, cipher_suite_from_string, cipher_suite_id, sak_size, is_xpn and
+// max_pn come from macsec/cipher_suite.h (found by argument-dependent
+// lookup); mkpdu.h maps a Distributed SAK's identifier back
+// (cipher_suite_from_id, the 802.1X-2010 misprint included).
+using CipherSuite = macsec::CipherSuite;
 
 // Key Identifier (802.1X-2020 §9.8): the MI of the key server that made the
 // SAK and the Key Number it gave it. KN 0 names no key.
@@ -66,8 +52,7 @@ enum class ConfidentialityOffset : std::uint8_t {
 // The offset in octets (0 for integrity only and for offset 0).
 std::uint8_t offset_octets(ConfidentialityOffset o);
 
-inline constexpr std::size_t kSaltSize = 12;
-using Salt = std::array<std::uint8_t, kSaltSize>;
+using Salt = macsec::Salt;  // 96 bits
 
 // XPN salt of a SAK (802.1X-2020 §9.8.1, as Technica's MKAdaemon reads it):
 // the key server's 96-bit MI with its first four octets XORed with the KN,
