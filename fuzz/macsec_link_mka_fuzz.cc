@@ -15,7 +15,7 @@
 #include "layersec/mka/keys.h"
 #include "layersec/mka/mkpdu.h"
 #include "layersec/mka/participant.h"
-#include "layersec/mka/secy_adapter.h"
+#include "layersec/mka/gated_secy_driver.h"
 
 using namespace layersec;
 
@@ -35,7 +35,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   macsec::SecYConfig sc = lc.secy;
   sc.sci = macsec::Sci::from_parts(mac, c.port);
   macsec::SecY secy(sc);  // throws only for settings the parser must have refused
-  mka::SecYAdapter adapter(secy);
+  mka::GatedSecYDriver adapter(secy);
   mka::SystemRandom rng;
   mka::ParticipantConfig pc = c.participant;
   pc.sci = sc.sci.value;

@@ -178,7 +178,7 @@ ip -n "$nsb" addr add 10.18.0.2/24 dev "$mb"
 wait_events "$work/b2.out" mka_sak_transmitting 1 10
 new_fp="$(first_field "$work/b2.out" mka_sak_transmitting sak_fingerprint)"
 [[ "$new_fp" != "$old_fp" ]] || fail "the restarted member got the old SAK back ($new_fp)"
-events "$work/a.out" mka_sak_transmitting | grep -q "\"sak_fingerprint\":\"$new_fp\"" ||
+grep -q "\"sak_fingerprint\":\"$new_fp\"" <<<"$(events "$work/a.out" mka_sak_transmitting)" ||
   fail "A never transmitted with B's new SAK $new_fp"
 reach "$nsb" "$nsa" 10.18.0.1 || fail "no traffic after the restart"
 echo "ok: kill -9 and restart: new SAK $new_fp (was $old_fp), traffic resumes"

@@ -43,8 +43,8 @@ ks_layersec() {  # SUITE CAKBYTES
   wait_events "$work/$c.out" mka_sak_transmitting 1 10
   wait_wpas_saks "$c" 1
   local first ours
-  first="$(sak_fps "$c" | head -n 1)"
-  ours="$(events "$work/$c.out" mka_sak_transmitting | head -n 1 | "$py" -c 'import json,sys; print(json.loads(sys.stdin.readline())["sak_fingerprint"])')"
+  first="$(sak_fps "$c" | awk 'NR == 1')"
+  ours="$(first_field "$work/$c.out" mka_sak_transmitting sak_fingerprint)"
   [[ "$first" == "$ours" ]] || fail "$suite: wpa_supplicant's first SAK $first, ours $ours"
   send_marked "$nsa" 10.18.1.2 7300 20 "first-sak-$c"
   # A rekey (SAK lifetime 2 s) seen on both.
@@ -52,8 +52,8 @@ ks_layersec() {  # SUITE CAKBYTES
   wait_events "$work/$c.out" mka_sak_transmitting 2 10
   sleep 1
   local second last_ours
-  second="$(sak_fps "$c" | awk -v f="$first" '$0 != f' | head -n 1)"
-  last_ours="$(events "$work/$c.out" mka_sak_transmitting | sed -n 2p | "$py" -c 'import json,sys; print(json.loads(sys.stdin.readline())["sak_fingerprint"])')"
+  second="$(sak_fps "$c" | awk -v f="$first" '$0 != f && !n++')"
+  last_ours="$(nth_field "$work/$c.out" mka_sak_transmitting 1 sak_fingerprint)"
   [[ -n "$second" && "$second" == "$last_ours" ]] || fail "$suite: after the rekey wpa_supplicant has $second, we have $last_ours"
   send_marked "$nsa" 10.18.1.2 7300 20 "second-sak-$c"
   # Peer lists.
@@ -72,8 +72,8 @@ ks_layersec() {  # SUITE CAKBYTES
   # tshark: our MKPDUs list wpa_supplicant's MI and carry our CKN; and the other way round.
   local mkas
   mkas="$("$py" "$helper" mka "$work/$c.pcap")"
-  echo "$mkas" | grep -q "^0200001801010001 $our_mi .*$wpas_mi.* $ckn$" || fail "$suite: tshark: no MKPDU of ours listing $wpas_mi"
-  echo "$mkas" | grep -q " $wpas_mi .*$our_mi.* $ckn$" || fail "$suite: tshark: no MKPDU of wpa_supplicant listing $our_mi"
+  grep -q "^0200001801010001 $our_mi .*$wpas_mi.* $ckn$" <<<"$mkas" || fail "$suite: tshark: no MKPDU of ours listing $wpas_mi"
+  grep -q " $wpas_mi .*$our_mi.* $ckn$" <<<"$mkas" || fail "$suite: tshark: no MKPDU of wpa_supplicant listing $our_mi"
   decrypt_check "$work/$c.pcap" "$c" 0200001801010001 "first-sak-$c" 10
   decrypt_check "$work/$c.pcap" "$c" 0200001801010001 "second-sak-$c" 10
   echo "ok: layersec key server, $suite: wpa_supplicant installed $first then $second, as we did; peer lists agree;" \

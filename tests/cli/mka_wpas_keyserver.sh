@@ -48,7 +48,7 @@ ks_wpas() {
   wait_events "$work/${c}a.out" mka_sak_transmitting 1 10
   wait_wpas_saks "$c" 1
   local first ours_a
-  first="$(sak_fps "$c" | head -n 1)"
+  first="$(sak_fps "$c" | awk 'NR == 1')"
   ours_a="$(last_field "$work/${c}a.out" mka_sak_installed sak_fingerprint)"
   [[ "$first" == "$ours_a" ]] || fail "wpa key server: its SAK $first, A installed $ours_a"
   local ks_sci
@@ -60,7 +60,7 @@ ks_wpas() {
   local pid_b=$last_pid
   wait_wpas_saks "$c" 2 10
   local second
-  second="$(sak_fps "$c" | awk -v f="$first" '$0 != f' | head -n 1)"
+  second="$(sak_fps "$c" | awk -v f="$first" '$0 != f && !n++')"
   for _ in $(seq 100); do
     [[ "$(last_field "$work/${c}a.out" mka_sak_transmitting sak_fingerprint)" == "$second" &&
        "$(last_field "$work/${c}b.out" mka_sak_transmitting sak_fingerprint)" == "$second" ]] && break

@@ -20,7 +20,6 @@
 #include "layersec/base/keyfile.h"
 #include "layersec/base/secret.h"
 #include "layersec/crypto/kdf.h"
-#include "layersec/mka/mkpdu.h"
 #include "layersec/net/netns.h"
 #include "layersec/net/packet_socket.h"
 #include "layersec/net/udp_socket.h"
@@ -268,28 +267,44 @@ MkaBenchReport run_mka_bench(const MkaBenchOptions& options) {
   }
   std::atomic<bool> stop_early{false};
   std::thread early([&] { send_flow(*tx, dst, 0, 0, o.rate, o.payload, &stop_early); });
+  // The wire watcher runs before B exists, so the first MACsec frame from A
+  // is timed when it arrives, not when we get round to reading it.
+  std::atomic<std::int64_t> first_frame_ns{0};
+  std::thread watcher([&] {
+    std::vector<std::uint8_t> buf(2048);
+    const std::int64_t end = mono_ns() + 15'000'000'000;
+    while (mono_ns() < end && first_frame_ns == 0 && !stop_early) {
+      auto r = wire->receive(MutableByteSpan(buf.data(), buf.size()));
+      if (r && *r >= 12 && std::memcmp(buf.data() + 6, na.mac.bytes.data(), 6) == 0) {
+        first_frame_ns = mono_ns();
+      } else if (!r) {
+        std::this_thread::sleep_for(std::chrono::microseconds(10));
+      }
+    }
+  });
+  // Whatever happens below, both threads stop before their objects go.
+  struct Joiner {
+    std::atomic<bool>& stop;
+    std::thread& a;
+    std::thread& b;
+    void join() {
+      stop = true;
+      if (a.joinable()) a.join();
+      if (b.joinable()) b.join();
+    }
+    ~Joiner() { join(); }
+  } joiner{stop_early, watcher, early};
   net::ChildProcess b = up(1, "b.json", "b.log");
   const json b_start =
       wait_event(work.path() / "b.log", [](const json& e) { return is(e, "mka_started"); }, 10, "B's start", &b);
   const std::int64_t link_up = b_start.value("t_ns", std::int64_t{0});
-  {
-    std::vector<std::uint8_t> buf(2048);
-    const std::int64_t end = mono_ns() + 10'000'000'000;
-    while (mono_ns() < end && !rep.bringup_first_frame_ms) {
-      auto r = wire->receive(MutableByteSpan(buf.data(), buf.size()));
-      if (r && *r >= 12 && std::memcmp(buf.data() + 6, na.mac.bytes.data(), 6) == 0) {
-        rep.bringup_first_frame_ms = ms(mono_ns() - link_up);
-      } else if (!r) {
-        std::this_thread::sleep_for(std::chrono::microseconds(20));
-      }
-    }
-  }
   const json ta = wait_event(work.path() / "a.log", [](const json& e) { return is(e, "mka_sak_transmitting"); }, 10,
                              "A transmitting", &a);
   const json tb = wait_event(work.path() / "b.log", [](const json& e) { return is(e, "mka_sak_transmitting"); }, 10,
                              "B transmitting", &b);
-  stop_early = true;
-  early.join();
+  for (int i = 0; i < 500 && first_frame_ns == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  joiner.join();
+  if (first_frame_ns != 0) rep.bringup_first_frame_ms = ms(first_frame_ns - link_up);
   rep.bringup_sak_ms = ms(std::max(ta.value("t_ns", std::int64_t{0}), tb.value("t_ns", std::int64_t{0})) - link_up);
   rep.sak_fingerprint = ta.value("sak_fingerprint", "");
   if (tb.value("sak_fingerprint", "") != rep.sak_fingerprint) {
@@ -404,9 +419,13 @@ void write_mka_bench_table(std::ostream& out, const MkaBenchReport& r) {
   out << std::fixed << std::setprecision(1);
   out << "MKA on the user-space MACsec link (" << o.cipher_suite << ", hello " << o.hello_ms << " ms, life "
       << o.life_ms << " ms)\n";
+  const auto fixed = [](double v) {
+    std::ostringstream s;
+    s << std::fixed << std::setprecision(1) << v;
+    return s.str();
+  };
   out << "  bring-up, link up -> first protected frame on the wire: "
-      << (r.bringup_first_frame_ms ? std::to_string(*r.bringup_first_frame_ms) + " ms" : std::string("none seen"))
-      << "\n";
+      << (r.bringup_first_frame_ms ? fixed(*r.bringup_first_frame_ms) + " ms" : std::string("none seen")) << "\n";
   out << "  bring-up, link up -> both transmit with the SAK:       " << r.bringup_sak_ms << " ms\n";
   const auto row = [&](const std::string& name, const MkaLoadPhase& p) {
     out << "  " << name << p.sent << " sent, " << p.received << " received, " << p.lost << " lost, " << p.rekeys
@@ -417,7 +436,7 @@ void write_mka_bench_table(std::ostream& out, const MkaBenchReport& r) {
   row("  rekey every " + std::to_string(o.rekey_interval_ms) + " ms:      ", r.rekey);
   out << "  frames lost during rekeys: " << r.rekey.lost << " (goal 0; baseline " << r.baseline.lost << ")\n";
   out << "  member exclusion after kill -9: "
-      << (r.exclusion_ms ? std::to_string(*r.exclusion_ms) + " ms" : std::string("not seen")) << " (life time "
+      << (r.exclusion_ms ? fixed(*r.exclusion_ms) + " ms" : std::string("not seen")) << " (life time "
       << o.life_ms << " ms)\n";
   for (const auto& n : r.notes) out << "  note: " << n << "\n";
 }

@@ -105,8 +105,7 @@ nlohmann::json mka_event_json(const mka::Event& e) {
   return j;
 }
 
-nlohmann::json mka_stats_json(const mka::Participant& p, const mka::SecYAdapterStats& refused,
-                              const LinkMkaCounters& socket) {
+nlohmann::json mka_stats_json(const mka::Participant& p, const LinkMkaCounters& socket) {
   nlohmann::json peers = nlohmann::json::array();
   for (const auto& pi : p.peers()) {
     peers.push_back({{"sci", sci_hex(pi.sci)},
@@ -136,7 +135,7 @@ nlohmann::json mka_stats_json(const mka::Participant& p, const mka::SecYAdapterS
       {"mi", mi_hex(p.mi())},
       {"mn", p.mn()},
       {"priority", p.config().key_server_priority},
-      {"cipher_suite", std::string(mka::to_string(p.config().cipher_suite))},
+      {"cipher_suite", std::string(to_string(p.config().cipher_suite))},
       {"key_server", ks},
       {"peers", std::move(peers)},
       {"live_peers", p.live_peer_count()},
@@ -162,12 +161,6 @@ nlohmann::json mka_stats_json(const mka::Participant& p, const mka::SecYAdapterS
       {"drops", std::move(drops)},
       {"malformed", std::move(malformed)},
       {"rekeys", std::move(rekeys)},
-      {"secy_refused",
-       {{"suite", refused.refused_suite},
-        {"offset", refused.refused_offset},
-        {"other", refused.refused_other},
-        {"bad_key", refused.bad_key},
-        {"backend", refused.backend}}},
       {"socket",
        {{"rx_frames", socket.rx_frames},
         {"rx_truncated", socket.rx_truncated},
@@ -202,7 +195,7 @@ std::unique_ptr<LinkMka> LinkMka::open(MacsecLink& link, const LinkMkaConfig& co
   std::unique_ptr<LinkMka> m(new LinkMka(link, std::move(*sock), std::move(sink)));
   mka::ParticipantConfig pc = config.participant;
   pc.sci = link.secy().config().sci.value;
-  m->adapter_ = std::make_unique<mka::SecYAdapter>(link.secy());
+  m->adapter_ = std::make_unique<mka::GatedSecYDriver>(link.secy());
   try {
     m->participant_ = std::make_unique<mka::Participant>(pc, config.cak.clone(), *m->adapter_, m->rng_);
   } catch (const std::exception& e) {
@@ -298,6 +291,6 @@ void LinkMka::tx_pn_tick() {
   pn_timer_ = loop_->add_timer_in(kTxPnPeriod, [this] { tx_pn_tick(); });
 }
 
-nlohmann::json LinkMka::stats_json() const { return mka_stats_json(*participant_, adapter_->stats(), counters_); }
+nlohmann::json LinkMka::stats_json() const { return mka_stats_json(*participant_, counters_); }
 
 }  // namespace layersec::macsec

@@ -10,9 +10,10 @@
 //                  netdev filter (lower_guard.h, allow_mka).
 //   timer          one EventLoop timer at Participant::next_deadline(),
 //                  re-armed after every call into the participant.
-//   SecY           driven through mka::SecYAdapter: receive SAs, the transmit
-//                  SA (installed disabled, enabled when the peers hold the
-//                  key), the encoding AN, retirement. Until the first SAK the
+//   SecY           driven through mka::GatedSecYDriver (MacsecSecYDriver
+//                  with the transmit SA installed disabled until the
+//                  participant enables it): receive SAs, the transmit SA,
+//                  the encoding AN, retirement. Until the first SAK the
 //                  SecY has no SA and the link sends nothing (fail closed).
 //   transmit PN    every kTxPnPeriod Participant::on_tx_pn gets the encoding
 //                  SA's next PN (the key server rekeys past the threshold).
@@ -41,7 +42,7 @@
 #include "layersec/macsec/link.h"
 #include "layersec/macsec/link_mka_config.h"
 #include "layersec/mka/participant.h"
-#include "layersec/mka/secy_adapter.h"
+#include "layersec/mka/gated_secy_driver.h"
 #include "layersec/net/event_loop.h"
 #include "layersec/net/packet_socket.h"
 
@@ -73,10 +74,8 @@ std::string_view rekey_key(mka::RekeyReason r);
 //  "mi", "mn", "priority", "live"}], "live_peers", "sak": {"state", "latest",
 //  "old"} ({"kn", "an", "sak_fingerprint", "tx", "rx"} or null), "counters":
 //  {participant counters}, "drops": {reason: n}, "malformed": {codec error: n
-//  (non-zero only)}, "rekeys": {reason: n}, "secy_refused": {...}, "socket":
-//  {LinkMkaCounters}}.
-nlohmann::json mka_stats_json(const mka::Participant& p, const mka::SecYAdapterStats& refused,
-                              const LinkMkaCounters& socket);
+//  (non-zero only)}, "rekeys": {reason: n}, "socket": {LinkMkaCounters}}.
+nlohmann::json mka_stats_json(const mka::Participant& p, const LinkMkaCounters& socket);
 
 class LinkMka {
  public:
@@ -118,7 +117,7 @@ class LinkMka {
   net::PacketSocket socket_;
   EventSink sink_;
   mka::SystemRandom rng_;
-  std::unique_ptr<mka::SecYAdapter> adapter_;
+  std::unique_ptr<mka::GatedSecYDriver> adapter_;
   std::unique_ptr<mka::Participant> participant_;
   net::EventLoop* loop_ = nullptr;
   std::optional<net::EventLoop::TimerId> deadline_timer_;

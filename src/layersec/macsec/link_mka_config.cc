@@ -7,7 +7,6 @@
 #include "layersec/base/keyfile.h"
 #include "layersec/macsec/link_config_json.h"
 #include "layersec/mka/keys.h"
-#include "layersec/mka/secy_adapter.h"
 
 namespace layersec::macsec {
 namespace {
@@ -83,7 +82,7 @@ LinkMkaConfig parse_link_mka_config(const json& j, const std::filesystem::path& 
   mka::ParticipantConfig& p = c.participant;
 
   const std::string suite_name = *get_string(j, "", "cipher_suite", /*required=*/true);
-  auto suite = mka::cipher_suite_from_string(suite_name);
+  auto suite = cipher_suite_from_string(suite_name);
   if (!suite) {
     fail("/cipher_suite", "unknown cipher suite \"" + suite_name +
                               "\" (gcm-aes-128, gcm-aes-256, gcm-aes-xpn-128 or gcm-aes-xpn-256)");
@@ -125,7 +124,7 @@ LinkMkaConfig parse_link_mka_config(const json& j, const std::filesystem::path& 
   }
   p.mka_version = static_cast<std::uint8_t>(get_uint(j, "", "mka_version", 1, 3).value_or(mka::kMkaVersion));
   p.max_peers = static_cast<std::size_t>(get_uint(j, "", "max_peers", 1, 1024).value_or(64));
-  if (auto v = get_uint(j, "", "pn_rekey_threshold", 0, mka::max_pn(p.cipher_suite))) {
+  if (auto v = get_uint(j, "", "pn_rekey_threshold", 0, max_pn(p.cipher_suite))) {
     if (*v != 0 && *v < kMinPnRekeyThreshold) {
       fail("/pn_rekey_threshold", "must be 0 (3/4 of the PN space) or at least " +
                                       std::to_string(kMinPnRekeyThreshold) + ": every SAK would ask for the next");
@@ -181,7 +180,7 @@ LinkMkaConfig load_link_mka_config(const std::filesystem::path& path) {
 
 LinkConfig link_config_for_mka(const LinkMkaConfig& c) {
   LinkConfig l;
-  l.secy.suite = mka::to_macsec(c.participant.cipher_suite);
+  l.secy.suite = c.participant.cipher_suite;
   l.secy.confidentiality = true;
   l.secy.confidentiality_offset = c.confidentiality_offset;
   l.secy.include_sci = true;
@@ -198,7 +197,7 @@ std::string describe(const LinkMkaConfig& c) {
   const mka::ParticipantConfig& p = c.participant;
   const auto ms_of = [](Duration d) { return std::to_string(d.ns() / 1'000'000); };
   std::ostringstream o;
-  o << "mka " << mka::to_string(p.cipher_suite) << " ckn " << to_hex(ByteSpan(p.ckn.data(), p.ckn.size()))
+  o << "mka " << to_string(p.cipher_suite) << " ckn " << to_hex(ByteSpan(p.ckn.data(), p.ckn.size()))
     << " priority " << static_cast<int>(p.key_server_priority) << " cak " << mka::fingerprint(c.cak)
     << " (fingerprint) offset " << static_cast<int>(c.confidentiality_offset) << " hello " << ms_of(p.hello_time)
     << " ms (" << p.bounded_hellos << " at " << ms_of(p.bounded_hello_time) << " ms) life " << ms_of(p.life_time)

@@ -65,7 +65,7 @@ TEST_F(LinkMkaConfigTest, MinimalFileTakesThe8021XDefaults) {
   EXPECT_EQ(c.cak.size(), 16U);
   EXPECT_EQ(c.participant.ckn, from_hex("6162636465666768").value());
   EXPECT_EQ(c.participant.key_server_priority, 16);
-  EXPECT_EQ(c.participant.cipher_suite, mka::CipherSuite::kGcmAes128);
+  EXPECT_EQ(c.participant.cipher_suite, CipherSuite::kGcmAes128);
   EXPECT_EQ(c.participant.hello_time, Duration::seconds(2));
   EXPECT_EQ(c.participant.life_time, Duration::seconds(6));
   EXPECT_EQ(c.participant.bounded_hellos, 3U);
@@ -101,7 +101,7 @@ TEST_F(LinkMkaConfigTest, EveryField) {
       "rekey_interval_ms": 2000 })");
   const LinkMkaConfig c = parse_link_mka_config(j, dir_);
   EXPECT_EQ(c.cak.size(), 32U);
-  EXPECT_EQ(c.participant.cipher_suite, mka::CipherSuite::kGcmAesXpn256);
+  EXPECT_EQ(c.participant.cipher_suite, CipherSuite::kGcmAesXpn256);
   EXPECT_EQ(c.participant.confidentiality_offset, mka::ConfidentialityOffset::kOffset30);
   EXPECT_EQ(c.port, 9);
   EXPECT_EQ(c.mac->to_string(), "02:00:00:00:00:07");

@@ -75,7 +75,7 @@ int run_mka_link(const LinkRunOptions& o, const std::optional<LinkTsnConfig>& ts
                               {"t_ns", loop.now().ns()},
                               {"interface", tap.name()},
                               {"sci", sci_text(sc.sci)},
-                              {"cipher_suite", std::string(mka::to_string(mc.participant.cipher_suite))},
+                              {"cipher_suite", std::string(to_string(mc.participant.cipher_suite))},
                               {"priority", mc.participant.key_server_priority}}
                    .dump()
             << std::endl;

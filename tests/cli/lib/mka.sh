@@ -13,7 +13,7 @@
 #   count_events FILE EVENT         how many there are
 #   wait_events FILE EVENT [N] [SECONDS]
 #                                   waits until FILE has N (1) such lines
-#   first_field / last_field FILE EVENT FIELD
+#   first_field / last_field FILE EVENT FIELD, nth_field FILE EVENT INDEX FIELD
 #                                   FIELD of the first / last such line
 #   last_stats FILE PATH            a dotted PATH of the last "stats" line
 #   peer_of FILE MI                 "live|potential PRIORITY" of that peer (last stats)
@@ -69,17 +69,23 @@ wait_events() {  # FILE EVENT [N] [SECONDS]
   fail "fewer than $n \"$2\" events in $1 after ${secs}s"
 }
 
-first_field() {  # FILE EVENT FIELD
-  events "$1" "$2" | head -n 1 | /usr/bin/python3 -c 'import json,sys
-line=sys.stdin.read().strip()
-print(json.loads(line)[sys.argv[1]] if line else "")' "$3"
+# nth_field FILE EVENT INDEX FIELD: FIELD of the INDEX-th such line (0 the
+# first, -1 the last; nothing when there is none). One process, no pipe
+# that could close early (a SIGPIPE under pipefail would end the test).
+nth_field() {
+  /usr/bin/python3 -c 'import json,sys
+rows=[]
+for line in open(sys.argv[1]):
+    line=line.strip()
+    if not line.startswith("{"): continue
+    try: j=json.loads(line)
+    except ValueError: continue
+    if j.get("event")==sys.argv[2]: rows.append(j)
+i=int(sys.argv[3])
+if -len(rows) <= i < len(rows): print(rows[i][sys.argv[4]])' "$1" "$2" "$3" "$4"
 }
-
-last_field() {  # FILE EVENT FIELD
-  events "$1" "$2" | tail -n 1 | /usr/bin/python3 -c 'import json,sys
-line=sys.stdin.read().strip()
-print(json.loads(line)[sys.argv[1]] if line else "")' "$3"
-}
+first_field() { nth_field "$1" "$2" 0 "$3"; }
+last_field() { nth_field "$1" "$2" -1 "$3"; }
 
 last_stats() {  # FILE PATH
   events "$1" stats | tail -n 1 | /usr/bin/python3 -c 'import json,sys
