@@ -243,6 +243,15 @@ MkaBenchReport run_mka_bench(const MkaBenchOptions& options) {
                   "permanent"});
   };
   const net::Ipv4Endpoint dst{*net::Ipv4Address::parse("10.78.0.2"), kPort};
+  // A's sending socket (blocking: the pacing loop waits, nothing is dropped here).
+  const auto open_sender = [&] {
+    net::NetnsScope in_a(na.netns);
+    net::UdpSocketOptions so;
+    so.nonblocking = false;
+    auto s = net::UdpSocket::open({*net::Ipv4Address::parse("10.78.0.1"), 0}, so);
+    if (!s) throw std::runtime_error("bench mka: UDP socket in A's namespace");
+    return std::move(*s);
+  };
 
   // ---- bring-up: A runs and sends; B comes up ("link up"): until the first
   // protected frame of A's flow is on B's wire, and until both transmit.
@@ -257,14 +266,7 @@ MkaBenchReport run_mka_bench(const MkaBenchOptions& options) {
   wait_event(work.path() / "a.log", [](const json& e) { return is(e, "mka_started"); }, 10, "A's start", &a);
   address(0, "10.78.0.1", "10.78.0.2", nb.mac);
   std::optional<net::UdpSocket> tx;
-  {
-    net::NetnsScope in_a(na.netns);
-    net::UdpSocketOptions so;
-    so.nonblocking = false;
-    auto s = net::UdpSocket::open({*net::Ipv4Address::parse("10.78.0.1"), 0}, so);
-    if (!s) throw std::runtime_error("bench mka: UDP socket in A's namespace");
-    tx.emplace(std::move(*s));
-  }
+  tx.emplace(open_sender());
   std::atomic<bool> stop_early{false};
   std::thread early([&] { send_flow(*tx, dst, 0, 0, o.rate, o.payload, &stop_early); });
   // The wire watcher runs before B exists, so the first MACsec frame from A
@@ -353,14 +355,7 @@ MkaBenchReport run_mka_bench(const MkaBenchOptions& options) {
       [&](const json& e) { return is(e, "mka_sak_transmitting") && e.value("sak_fingerprint", "") == fp2; }, 15,
       "B on the restarted A's SAK", &b);
   address(0, "10.78.0.1", "10.78.0.2", nb.mac);
-  {
-    net::NetnsScope in_a(na.netns);
-    net::UdpSocketOptions so;
-    so.nonblocking = false;
-    auto s = net::UdpSocket::open({*net::Ipv4Address::parse("10.78.0.1"), 0}, so);
-    if (!s) throw std::runtime_error("bench mka: UDP socket in A's namespace (restart)");
-    tx.emplace(std::move(*s));
-  }
+  tx.emplace(open_sender());  // A's TAP is new: so is its address
   load(2, work.path() / "a2.log", rep.rekey);
   rx->stop();
 

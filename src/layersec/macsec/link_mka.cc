@@ -174,8 +174,8 @@ nlohmann::json mka_stats_json(const mka::Participant& p, const LinkMkaCounters& 
 
 // ------------------------------------------------------------------ LinkMka
 
-LinkMka::LinkMka(MacsecLink& link, net::PacketSocket socket, EventSink sink)
-    : link_(&link), socket_(std::move(socket)), sink_(std::move(sink)), buf_(2048) {}
+LinkMka::LinkMka(net::PacketSocket socket, EventSink sink)
+    : socket_(std::move(socket)), sink_(std::move(sink)), buf_(2048) {}
 
 LinkMka::~LinkMka() { stop(); }
 
@@ -192,7 +192,7 @@ std::unique_ptr<LinkMka> LinkMka::open(MacsecLink& link, const LinkMkaConfig& co
   if (auto st = sock->add_multicast(group); !st) {
     throw std::runtime_error("join 01:80:c2:00:00:03 on " + lower + ": " + net::errno_text(sock->last_errno()));
   }
-  std::unique_ptr<LinkMka> m(new LinkMka(link, std::move(*sock), std::move(sink)));
+  std::unique_ptr<LinkMka> m(new LinkMka(std::move(*sock), std::move(sink)));
   mka::ParticipantConfig pc = config.participant;
   pc.sci = link.secy().config().sci.value;
   m->adapter_ = std::make_unique<mka::GatedSecYDriver>(link.secy());

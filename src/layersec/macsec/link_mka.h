@@ -107,13 +107,12 @@ class LinkMka {
   std::size_t pump(std::size_t budget = 32);
 
  private:
-  LinkMka(MacsecLink& link, net::PacketSocket socket, EventSink sink);
+  LinkMka(net::PacketSocket socket, EventSink sink);
   // Sends the frames, reports the events and re-arms the timer.
   void handle(mka::Output out);
   void arm();
   void tx_pn_tick();
 
-  MacsecLink* link_;
   net::PacketSocket socket_;
   EventSink sink_;
   mka::SystemRandom rng_;

@@ -2,7 +2,6 @@
 
 #include <sstream>
 
-#include "layersec/base/file.h"
 #include "layersec/base/hex.h"
 #include "layersec/base/keyfile.h"
 #include "layersec/macsec/link_config_json.h"
@@ -153,29 +152,11 @@ LinkMkaConfig parse_link_mka_config(const json& j, const std::filesystem::path& 
 
 LinkMkaConfig parse_link_mka_config_text(std::string_view text, const std::filesystem::path& base_dir,
                                          const std::string& origin) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw LinkConfigError(origin + ": not valid JSON (" + e.what() + ")");
-  }
-  return parse_link_mka_config(j, base_dir);
+  return parse_link_mka_config(config_json::parse_text(text, origin), base_dir);
 }
 
 LinkMkaConfig load_link_mka_config(const std::filesystem::path& path) {
-  std::string text;
-  try {
-    text = read_regular_file(path.string(), 1 << 20);
-  } catch (const FileError& e) {
-    throw LinkConfigError(std::string(e.what()));
-  }
-  auto dir = path.parent_path();
-  if (dir.empty()) dir = ".";
-  try {
-    return parse_link_mka_config_text(text, dir, path.string());
-  } catch (const LinkConfigError& e) {
-    throw LinkConfigError(path.string() + ": " + e.what());
-  }
+  return config_json::load_file(path, parse_link_mka_config);
 }
 
 LinkConfig link_config_for_mka(const LinkMkaConfig& c) {

@@ -176,29 +176,11 @@ LinkTsnConfig parse_link_tsn_config(const json& j, const std::filesystem::path& 
 
 LinkTsnConfig parse_link_tsn_config_text(std::string_view text, const std::filesystem::path& base_dir,
                                          const std::string& origin) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw LinkConfigError(origin + ": not valid JSON (" + e.what() + ")");
-  }
-  return parse_link_tsn_config(j, base_dir);
+  return parse_link_tsn_config(config_json::parse_text(text, origin), base_dir);
 }
 
 LinkTsnConfig load_link_tsn_config(const std::filesystem::path& path) {
-  std::string text;
-  try {
-    text = read_regular_file(path.string(), 1 << 20);
-  } catch (const FileError& e) {
-    throw LinkConfigError(std::string(e.what()));
-  }
-  auto dir = path.parent_path();
-  if (dir.empty()) dir = ".";
-  try {
-    return parse_link_tsn_config_text(text, dir, path.string());
-  } catch (const LinkConfigError& e) {
-    throw LinkConfigError(path.string() + ": " + e.what());
-  }
+  return config_json::load_file(path, parse_link_tsn_config);
 }
 
 std::string describe(const LinkTsnConfig& c) {

@@ -7,8 +7,8 @@
 #                                   an --mka JSON file; EXTRA is more members
 #                                   (e.g. '"timers": {"rekey_interval_ms": 2000}')
 #   start_mka NS LOWER NAME MKAJSON TAG [ARGS...]
-#                                   runs `layersec macsec up --mka` in NS like
-#                                   start_link (stdout $work/TAG.out), sets last_pid
+#                                   start_link (lib/macsec.sh) with --mka: stdout
+#                                   $work/TAG.out, sets last_pid
 #   events FILE EVENT               the JSON lines of FILE whose "event" is EVENT
 #   count_events FILE EVENT         how many there are
 #   wait_events FILE EVENT [N] [SECONDS]
@@ -33,20 +33,7 @@ mka_config() {  # FILE CAK CKN PRIO SUITE [EXTRA]
 JSON
 }
 
-start_mka() {
-  local ns="$1" lower="$2" name="$3" cfg="$4" tag="$5"
-  shift 5
-  ip netns exec "$ns" "$layersec" macsec up --link "$lower" --name "$name" --mka "$cfg" "$@" \
-    >"$work/$tag.out" 2>"$work/$tag.err" &
-  last_pid=$!
-  pids+=("$last_pid")
-  for _ in $(seq 200); do
-    if ip -n "$ns" link show "$name" 2>/dev/null | grep -q "UP"; then return 0; fi
-    kill -0 "$last_pid" 2>/dev/null || fail "layersec macsec up --mka ($tag) exited: $(cat "$work/$tag.err")"
-    sleep 0.05
-  done
-  fail "MACsec interface $name did not come up"
-}
+start_mka() { START_LINK_FLAG=--mka start_link "$@"; }
 
 events() {
   /usr/bin/python3 -c 'import json,sys
