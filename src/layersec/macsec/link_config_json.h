@@ -1,19 +1,16 @@
 // Internal to the MACsec link configuration readers (link_config.cc,
 // link_tsn_config.cc, link_mka_config.cc): JSON pointer paths for messages,
-// member checks, the typed getters they share and the text/file loading, so
-// that every error names the field the same way ("/tx/sas/0/an: required")
-// and throws LinkConfigError.
+// member checks and the typed getters they use, so that every error names
+// the field the same way ("/tx/sas/0/an: required") and throws
+// LinkConfigError. The text and file loading is link_config_file.h (I/O).
 #pragma once
 
 #include <cstddef>
-#include <filesystem>
 #include <set>
 #include <string>
-#include <string_view>
 
 #include <nlohmann/json.hpp>
 
-#include "layersec/base/file.h"
 #include "layersec/macsec/link_config.h"
 
 namespace layersec::macsec::config_json {
@@ -46,35 +43,6 @@ inline bool get_bool(const nlohmann::json& obj, const std::string& pointer, cons
   if (v == nullptr) return def;
   if (!v->is_boolean()) fail(child(pointer, key), "expected true or false");
   return v->get<bool>();
-}
-
-// `text` as JSON; a parse error is LinkConfigError "ORIGIN: not valid JSON (...)".
-inline nlohmann::json parse_text(std::string_view text, const std::string& origin) {
-  try {
-    return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw LinkConfigError(origin + ": not valid JSON (" + e.what() + ")");
-  }
-}
-
-// Reads `path` (a regular file, without blocking, at most 1 MiB) and returns
-// parse(json, directory of the file); every error is a LinkConfigError
-// beginning with the path.
-template <typename Parse>
-auto load_file(const std::filesystem::path& path, Parse parse) {
-  std::string text;
-  try {
-    text = read_regular_file(path.string(), 1 << 20);
-  } catch (const FileError& e) {
-    throw LinkConfigError(std::string(e.what()));
-  }
-  auto dir = path.parent_path();
-  if (dir.empty()) dir = ".";
-  try {
-    return parse(parse_text(text, path.string()), dir);
-  } catch (const LinkConfigError& e) {
-    throw LinkConfigError(path.string() + ": " + e.what());
-  }
 }
 
 }  // namespace layersec::macsec::config_json

@@ -4,6 +4,7 @@
 
 #include "layersec/base/hex.h"
 #include "layersec/base/keyfile.h"
+#include "layersec/macsec/link_config_file.h"
 #include "layersec/macsec/link_config_json.h"
 #include "layersec/mka/keys.h"
 

@@ -5,6 +5,7 @@
 
 #include "layersec/base/file.h"
 #include "layersec/macsec/link_config.h"
+#include "layersec/macsec/link_config_file.h"
 #include "layersec/macsec/link_config_json.h"
 #include "layersec/net/frame.h"
 
