@@ -30,10 +30,15 @@
 // --ptp FILE runs a gPTP port on the lower interface in the same process
 // (macsec/link_ptp.h): inside this link's SecY ("protect": true) or as plain
 // 0x88F7; with --tsn the shaper then follows the grandmaster's time.
+//
+// --mka FILE (instead of --config): no static SAK; MKA (IEEE 802.1X-2020)
+// over EAPOL on the lower interface agrees SAKs with the peers and installs
+// them (link_mka.h, docs/mka.md); nothing is sent before the first one.
 #include <net/if.h>
 
 #include <cstdlib>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "cli_checks.h"
@@ -52,6 +57,7 @@ struct UpOptions {
   bool new_key = false;
   std::string tsn;
   std::string ptp;
+  std::string mka;
 };
 
 // Hands the options to macsec::run_link (link_runner.h), which does the work.
@@ -65,6 +71,10 @@ void run_up(const UpOptions& o) {
   ro.new_key = o.new_key;
   ro.tsn_path = o.tsn;
   ro.ptp_path = o.ptp;
+  ro.mka_path = o.mka;
+  if (o.config.empty() == o.mka.empty()) {
+    throw std::invalid_argument("macsec up: give exactly one of --config (static SAKs) and --mka (MKA)");
+  }
   if (const int status = macsec::run_link(ro); status != 0) set_exit_code(status);
 }
 
@@ -93,7 +103,12 @@ const CommandRegistration reg(45, [](CLI::App& root) {
   up->add_option("--name", o->name, "name of the MACsec interface to create (e.g. macsec0)")
       ->required()
       ->check(ifname);
-  up->add_option("--config", o->config, "JSON configuration (docs/macsec_link.md)")->required()->check(kRegularFile);
+  auto* config = up->add_option("--config", o->config, "JSON configuration with static SAKs (docs/macsec_link.md)")
+                     ->check(kRegularFile);
+  up->add_option("--mka", o->mka,
+                 "MKA instead of static SAKs (JSON: cak_file, ckn, priority, cipher_suite, timers; docs/mka.md)")
+      ->check(kRegularFile)
+      ->excludes(config);
   up->add_flag("--new-key", o->new_key,
                "the keys were never used: create the PN state file / records that are missing (never rewinds "
                "an existing record)");

@@ -59,6 +59,7 @@ nlohmann::json to_json(const LinkStats& s) {
       {"rx_frames", s.rx_frames},
       {"rx_not_for_us", s.rx_not_for_us},
       {"rx_not_macsec", s.rx_not_macsec},
+      {"rx_control", s.rx_control},
       {"rx_dropped", s.rx_dropped},
       {"rx_unverified", s.rx_unverified},
       {"rx_delivered", s.rx_delivered},
@@ -169,6 +170,7 @@ TapLink TapLink::open(MacsecLink& link, const TapLinkOptions& options) {
 
   TapLink t(link, std::move(*tap), std::move(*sock));
   t.lower_name_ = options.lower;
+  t.control_ether_types_ = options.control_ether_types;
   t.lower_mtu_ = *lower_mtu;
   if (options.extra_overhead < 0 || options.extra_overhead > 64) throw std::runtime_error("extra_overhead out of 0..64");
   t.mtu_ = *lower_mtu - kMacsecOverhead - options.extra_overhead;
@@ -312,6 +314,12 @@ std::size_t TapLink::pump_lower(std::size_t budget) {
       continue;
     }
     if (hook_ && hook_->on_lower(ByteSpan(buf_.data(), len), rx_ns)) continue;
+    if (len >= 14 && !control_ether_types_.empty() &&
+        std::find(control_ether_types_.begin(), control_ether_types_.end(),
+                  static_cast<std::uint16_t>((buf_[12] << 8) | buf_[13])) != control_ether_types_.end()) {
+      link_->count_control();
+      continue;
+    }
     auto plain = link_->validate(MutableByteSpan(buf_.data(), len));
     if (!plain) continue;
     if (hook_ && hook_->on_verified(*plain, rx_ns)) continue;

@@ -61,6 +61,7 @@ struct LinkStats {
   std::uint64_t rx_frames = 0;          // frames received on the lower link (for us)
   std::uint64_t rx_not_for_us = 0;      // unicast to another MAC (promiscuous lower link): ignored
   std::uint64_t rx_not_macsec = 0;      // no SecTAG (EtherType not 88-E5): dropped
+  std::uint64_t rx_control = 0;         // a control EtherType another socket handles (TapLinkOptions): skipped
   std::uint64_t rx_dropped = 0;         // discarded by the SecY (bad tag, not valid, late, no SCI/SA)
   std::uint64_t rx_unverified = 0;      // delivered by the SecY without a verified ICV: dropped here
   std::uint64_t rx_delivered = 0;       // verified plain frames handed to the controlled port
@@ -94,6 +95,7 @@ class MacsecLink {
   void count_send(bool ok) { ok ? ++stats_.tx_sent : ++stats_.tx_send_errors; }
   void count_deliver(bool ok) { ok ? ++stats_.rx_delivered : ++stats_.rx_deliver_errors; }
   void count_not_for_us() { ++stats_.rx_not_for_us; }
+  void count_control() { ++stats_.rx_control; }
   void count_io_error() { ++stats_.io_errors; }
 
   // {"secy": {802.1AE MIB counters}, "link": {link counters},
@@ -142,6 +144,10 @@ struct TapLinkOptions {
   // Octets the link adds beyond the SecTAG and ICV (4 when a TSN first hop
   // inserts a C-tag): the TAP's MTU is that much smaller too.
   int extra_overhead = 0;
+  // Untagged frames of these EtherTypes are a control protocol with its own
+  // socket on the lower interface (EAPOL-MKA 0x888E with `--mka`): counted
+  // rx_control and not handed to the SecY (whose MIB would count them NoTag).
+  std::vector<std::uint16_t> control_ether_types{};
 };
 
 // A TAP interface protected by a SecY over an AF_PACKET socket on the lower
@@ -205,6 +211,7 @@ class TapLink {
   std::string lower_name_;
   net::MacAddress mac_;
   bool promiscuous_ = false;
+  std::vector<std::uint16_t> control_ether_types_;
   int mtu_ = 0;
   int lower_mtu_ = 0;
   std::vector<std::uint8_t> buf_;

@@ -1,7 +1,9 @@
 // Internal to the MACsec link configuration readers (link_config.cc,
-// link_tsn_config.cc, link_ptp_config.cc): JSON pointer paths for messages, member checks and
-// the typed getters both use, so that every error names the field the same
-// way ("/tx/sas/0/an: required") and throws LinkConfigError.
+// link_tsn_config.cc, link_ptp_config.cc, link_mka_config.cc): JSON pointer
+// paths for messages, member checks, the JSON text parser and the typed
+// getters they use, so that every error names the field the same way
+// ("/tx/sas/0/an: required") and throws LinkConfigError. Reading files is
+// link_config_file.h (I/O).
 #pragma once
 
 #include <cstddef>

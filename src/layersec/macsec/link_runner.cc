@@ -24,6 +24,7 @@
 #include "layersec/macsec/link_ptp.h"
 #include "layersec/macsec/link_ptp_config.h"
 #include "layersec/macsec/link_report.h"
+#include "layersec/macsec/link_runner_parts.h"
 #include "layersec/macsec/link_tsn_config.h"
 #include "layersec/macsec/lower_guard.h"
 #include "layersec/macsec/pn_state_file.h"
@@ -43,7 +44,11 @@ constexpr int kPnTightenTicks = 5;
 // A far deadline: the loop ends on a signal.
 const Duration kForever = Duration::seconds(100LL * 365 * 24 * 3600);
 
-nlohmann::json report(const MacsecLink& link, const TapLink& tap, const LinkPtp* ptp, Sci sci, const char* event) {
+}  // namespace
+
+namespace runner {
+
+nlohmann::json report(const MacsecLink& link, const TapLink& tap, Sci sci, const char* event, const LinkPtp* ptp) {
   nlohmann::json j = link.stats_json();
   j["event"] = event;
   j["interface"] = tap.name();
@@ -54,6 +59,10 @@ nlohmann::json report(const MacsecLink& link, const TapLink& tap, const LinkPtp*
   if (ptp) j["ptp"] = ptp->counters_json();
   return j;
 }
+
+}  // namespace runner
+
+namespace {
 
 // The PN state file of `config`: opened, or created when it is missing and
 // the operator said the keys are new (--new-key, or "new_key" on every SA).
@@ -78,12 +87,16 @@ FilePnStore open_pn_store(const LinkConfig& config, bool new_key) {
   return std::move(*created);
 }
 
-// Isolates the lower interface (lower_guard.h) and says what it did.
-LowerLinkGuard guard_lower(const LinkRunOptions& o, const LinkConfig& config) {
+}  // namespace
+
+namespace runner {
+
+LowerLinkGuard guard_lower(const LinkRunOptions& o, const LinkConfig& config, bool allow_mka) {
   LowerGuardOptions go;
   go.lower = o.lower;
   go.policy = config.lower_link;
   go.allow_vlan_tags = config.secy.vlan_mode == VlanMode::kClearTag;
+  go.allow_mka = allow_mka;
   LowerLinkGuard guard = LowerLinkGuard::apply(go);
   if (config.lower_link == LowerLinkPolicy::kUnchanged) {
     std::cerr << "macsec up: warning: \"lower_link\": \"unchanged\": plain frames on " << o.lower
@@ -93,14 +106,12 @@ LowerLinkGuard guard_lower(const LinkRunOptions& o, const LinkConfig& config) {
   return guard;
 }
 
-// Restores the lower interface at exit and records the outcome.
 void unguard_lower(LowerLinkGuard& guard, nlohmann::json& exit_report) {
   const auto problems = guard.restore();
   for (const auto& p : problems) std::cerr << "macsec up: lower interface: " << p << "\n";
   exit_report["lower_link_restored"] = problems.empty();
 }
 
-// SIGINT, SIGTERM and SIGHUP are read from a signalfd in the loop.
 net::UniqueFd block_signals() {
   sigset_t mask;
   sigemptyset(&mask);
@@ -113,7 +124,6 @@ net::UniqueFd block_signals() {
   return sfd;
 }
 
-// Watches the signalfd: SIGHUP calls `on_hup`, SIGINT/SIGTERM stop the loop.
 void watch_signals(net::EventLoop& loop, const net::UniqueFd& sfd, std::function<void()> on_hup) {
   loop.watch(sfd.get(), POLLIN, [&loop, &sfd, on_hup = std::move(on_hup)](short) {
     signalfd_siginfo info{};
@@ -133,6 +143,12 @@ net::MacAddress link_mac(const LinkConfig& config, const std::string& lower) {
   if (!m) throw std::runtime_error("lower interface " + lower + ": " + net::errno_text(errno));
   return *m;
 }
+
+}  // namespace runner
+
+namespace {
+
+using namespace runner;
 
 int run_kernel(const LinkRunOptions& o, LinkConfig config) {
   net::UniqueFd sfd = block_signals();
@@ -326,7 +342,7 @@ int run_user(const LinkRunOptions& o, LinkConfig config, const std::optional<Lin
   if (o.stats_interval_s > 0) {
     const auto every = Duration::microseconds(static_cast<std::int64_t>(o.stats_interval_s * 1e6));
     periodic = [&, every] {
-      std::cout << report(link, tap, ptp.get(), sci, "stats").dump() << std::endl;
+      std::cout << report(link, tap, sci, "stats", ptp.get()).dump() << std::endl;
       loop.add_timer_in(every, periodic);
     };
     loop.add_timer_in(every, periodic);
@@ -334,7 +350,7 @@ int run_user(const LinkRunOptions& o, LinkConfig config, const std::optional<Lin
   loop.run_until(loop.now() + kForever);
   tap.detach(loop);
   if (ptp) ptp->detach();
-  nlohmann::json exit_report = report(link, tap, ptp.get(), sci, "exit");
+  nlohmann::json exit_report = report(link, tap, sci, "exit", ptp.get());
   exit_report["control"] = {{"reloads", reloads},
                             {"reloads_refused", reloads_refused},
                             {"rx_sas_retired", sas_retired},
@@ -359,7 +375,6 @@ int run_user(const LinkRunOptions& o, LinkConfig config, const std::optional<Lin
 }  // namespace
 
 int run_link(const LinkRunOptions& options) {
-  LinkConfig config = load_link_config(options.config_path);
   std::optional<LinkTsnConfig> tsn_config;
   if (!options.tsn_path.empty()) {
     if (options.backend == LinkBackend::kKernel) {
@@ -367,6 +382,16 @@ int run_link(const LinkRunOptions& options) {
     }
     tsn_config = load_link_tsn_config(options.tsn_path);
   }
+  if (!options.mka_path.empty()) {
+    if (options.backend == LinkBackend::kKernel) {
+      throw std::runtime_error("--mka: MKA drives the user-space SecY only (--backend user)");
+    }
+    if (!options.ptp_path.empty()) {
+      throw std::runtime_error("--ptp: gPTP beside a SecY keyed by MKA is not supported yet (use --ptp with static SAKs)");
+    }
+    return run_mka_link(options, tsn_config);
+  }
+  LinkConfig config = load_link_config(options.config_path);
   std::optional<LinkPtpConfig> ptp_config;
   if (!options.ptp_path.empty()) {
     if (options.backend == LinkBackend::kKernel) {

@@ -25,7 +25,10 @@
 // state, lower-link restoration) as pretty JSON to stdout.
 #pragma once
 
+#include <optional>
 #include <string>
+
+#include "layersec/macsec/link_tsn_config.h"
 
 namespace layersec::macsec {
 
@@ -47,6 +50,9 @@ struct LinkRunOptions {
   // tsn_path too, the shaper runs on the gPTP-disciplined clock instead of
   // CLOCK_TAI. One JSON line {"event": "ptp", ...} per second.
   std::string ptp_path;
+  // MKA (link_mka_config.h, link_mka.h; user back end only): no static SAK,
+  // SAKs come from MKA over EAPOL on `lower`; config_path is not used.
+  std::string mka_path;
 };
 
 // Loads the configuration, brings the link up and runs it until SIGINT or
@@ -56,5 +62,12 @@ struct LinkRunOptions {
 // (kernel). Throws std::runtime_error on configuration and start-up errors,
 // with the configuration's JSON pointer or the failing step in the message.
 int run_link(const LinkRunOptions& options);
+
+// run_link with options.mka_path (link_mka_runner.cc): the SecY starts with
+// no SA and sends nothing until MKA installs a SAK; every MKA event is a
+// JSON line on stdout; SIGHUP is refused (keys come from MKA); the statistics
+// carry an "mka" object (link_mka.h mka_stats_json). Same exit statuses and
+// exceptions as run_link.
+int run_mka_link(const LinkRunOptions& options, const std::optional<LinkTsnConfig>& tsn_config);
 
 }  // namespace layersec::macsec

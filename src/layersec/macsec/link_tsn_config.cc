@@ -5,6 +5,7 @@
 
 #include "layersec/base/file.h"
 #include "layersec/macsec/link_config.h"
+#include "layersec/macsec/link_config_file.h"
 #include "layersec/macsec/link_config_json.h"
 #include "layersec/net/frame.h"
 
@@ -158,14 +159,7 @@ LinkTsnConfig parse_link_tsn_config_text(std::string_view text, const std::files
 }
 
 LinkTsnConfig load_link_tsn_config(const std::filesystem::path& path) {
-  const std::string text = read_config_text(path, 1 << 20);
-  auto dir = path.parent_path();
-  if (dir.empty()) dir = ".";
-  try {
-    return parse_link_tsn_config_text(text, dir, path.string());
-  } catch (const LinkConfigError& e) {
-    throw LinkConfigError(path.string() + ": " + e.what());
-  }
+  return config_json::load_file(path, parse_link_tsn_config);
 }
 
 std::string describe(const LinkTsnConfig& c) {

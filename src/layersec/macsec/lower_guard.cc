@@ -130,6 +130,29 @@ void put_expr(NlBuffer& b, const char* name, Fill fill) {
   b.end_nest(elem);
 }
 
+// cmp: register 1 against `value` (big-endian bytes), NFT_CMP_EQ or _NEQ.
+void put_cmp(NlBuffer& b, std::uint32_t op, const void* value, std::size_t len) {
+  put_expr(b, "cmp", [&] {
+    b.put_u32(NFTA_CMP_SREG, NFT_REG_1);
+    b.put_u32(NFTA_CMP_OP, op);
+    const auto data = b.begin_nest(NFTA_CMP_DATA);
+    b.put(NFTA_DATA_VALUE, value, len);
+    b.end_nest(data);
+  });
+}
+
+// The rule's verdict (NF_ACCEPT, NF_DROP).
+void put_verdict(NlBuffer& b, std::uint32_t code) {
+  put_expr(b, "immediate", [&] {
+    b.put_u32(NFTA_IMMEDIATE_DREG, NFT_REG_VERDICT);
+    const auto data = b.begin_nest(NFTA_IMMEDIATE_DATA);
+    const auto verdict = b.begin_nest(NFTA_DATA_VERDICT);
+    b.put_u32(NFTA_VERDICT_CODE, code);
+    b.end_nest(verdict);
+    b.end_nest(data);
+  });
+}
+
 }  // namespace
 
 std::vector<std::string> unsafe_lower_addresses(const std::string& lower) {
@@ -195,7 +218,7 @@ LowerLinkGuard LowerLinkGuard::apply(const LowerGuardOptions& o) {
   g.set_sysctl(v4 + "arp_ignore", "8");
   g.set_sysctl(v4 + "rp_filter", "1");
   g.set_noarp();
-  if (o.policy == LowerLinkPolicy::kIsolate) g.install_filter(o.allow_vlan_tags);
+  if (o.policy == LowerLinkPolicy::kIsolate) g.install_filter(o.allow_vlan_tags, o.allow_mka);
   return g;
 }
 
@@ -236,7 +259,7 @@ void LowerLinkGuard::set_noarp() {
   steps_.push_back(lower_ + " NOARP set (ip link set " + lower_ + " arp off)");
 }
 
-void LowerLinkGuard::install_filter(bool allow_vlan_tags) {
+void LowerLinkGuard::install_filter(bool allow_vlan_tags, bool allow_mka) {
   const std::string what = "nftables netdev ingress filter on " + lower_;
   const auto fail = [&](const std::string& why) -> void {
     throw LowerGuardError(what + ": " + why +
@@ -272,6 +295,31 @@ void LowerLinkGuard::install_filter(bool allow_vlan_tags) {
   b.put_u32(NFTA_CHAIN_POLICY, NF_ACCEPT);
   b.put_str(NFTA_CHAIN_TYPE, "filter");
   b.end_message(m);
+  if (allow_mka) {
+    // meta protocol 0x888e ether daddr 01:80:c2:00:00:03 accept
+    m = b.begin_message(nft_type(NFT_MSG_NEWRULE), NLM_F_REQUEST | NLM_F_CREATE | NLM_F_APPEND | NLM_F_ACK, seq++,
+                        NFPROTO_NETDEV, 0);
+    b.put_str(NFTA_RULE_TABLE, table);
+    b.put_str(NFTA_RULE_CHAIN, chain);
+    const auto mka_exprs = b.begin_nest(NFTA_RULE_EXPRESSIONS);
+    put_expr(b, "meta", [&] {
+      b.put_u32(NFTA_META_DREG, NFT_REG_1);
+      b.put_u32(NFTA_META_KEY, NFT_META_PROTOCOL);
+    });
+    const std::uint16_t eapol = htons(0x888E);
+    put_cmp(b, NFT_CMP_EQ, &eapol, sizeof eapol);
+    put_expr(b, "payload", [&] {
+      b.put_u32(NFTA_PAYLOAD_DREG, NFT_REG_1);
+      b.put_u32(NFTA_PAYLOAD_BASE, NFT_PAYLOAD_LL_HEADER);
+      b.put_u32(NFTA_PAYLOAD_OFFSET, 0);
+      b.put_u32(NFTA_PAYLOAD_LEN, 6);
+    });
+    const std::uint8_t pae_group[6] = {0x01, 0x80, 0xC2, 0x00, 0x00, 0x03};  // 802.1X-2020 §11.1.1
+    put_cmp(b, NFT_CMP_EQ, pae_group, sizeof pae_group);
+    put_verdict(b, NF_ACCEPT);
+    b.end_nest(mka_exprs);
+    b.end_message(m);
+  }
   // meta protocol != 0x88e5 [!= 0x8100 != 0x88a8] drop
   m = b.begin_message(nft_type(NFT_MSG_NEWRULE), NLM_F_REQUEST | NLM_F_CREATE | NLM_F_APPEND | NLM_F_ACK, seq++,
                       NFPROTO_NETDEV, 0);
@@ -285,23 +333,10 @@ void LowerLinkGuard::install_filter(bool allow_vlan_tags) {
   std::vector<std::uint16_t> allowed = {0x88E5};
   if (allow_vlan_tags) allowed.insert(allowed.end(), {0x8100, 0x88A8});
   for (const std::uint16_t type : allowed) {
-    put_expr(b, "cmp", [&] {
-      b.put_u32(NFTA_CMP_SREG, NFT_REG_1);
-      b.put_u32(NFTA_CMP_OP, NFT_CMP_NEQ);
-      const auto data = b.begin_nest(NFTA_CMP_DATA);
-      const std::uint16_t be = htons(type);
-      b.put(NFTA_DATA_VALUE, &be, sizeof be);
-      b.end_nest(data);
-    });
+    const std::uint16_t be = htons(type);
+    put_cmp(b, NFT_CMP_NEQ, &be, sizeof be);
   }
-  put_expr(b, "immediate", [&] {
-    b.put_u32(NFTA_IMMEDIATE_DREG, NFT_REG_VERDICT);
-    const auto data = b.begin_nest(NFTA_IMMEDIATE_DATA);
-    const auto verdict = b.begin_nest(NFTA_DATA_VERDICT);
-    b.put_u32(NFTA_VERDICT_CODE, NF_DROP);
-    b.end_nest(verdict);
-    b.end_nest(data);
-  });
+  put_verdict(b, NF_DROP);
   b.end_nest(exprs);
   b.end_message(m);
   const std::uint32_t last = seq - 1;
@@ -340,7 +375,8 @@ void LowerLinkGuard::install_filter(bool allow_vlan_tags) {
   }
   nft_ = std::move(fd);
   steps_.push_back("nftables table netdev " + table + ": ingress on " + lower_ + ", EtherType != 88e5" +
-                   (allow_vlan_tags ? " (and != 8100, 88a8)" : "") + " dropped (removed with this process)");
+                   (allow_vlan_tags ? " (and != 8100, 88a8)" : "") + " dropped" +
+                   (allow_mka ? " except 888e to 01:80:c2:00:00:03 (MKA)" : "") + " (removed with this process)");
 }
 
 std::vector<std::string> LowerLinkGuard::restore() {

@@ -24,7 +24,10 @@
 //     every frame whose EtherType is not 88-E5 (802.1Q/802.1ad tags are let
 //     through in clear-tag mode, where they sit in front of the SecTAG).
 //     AF_PACKET taps see frames before the ingress hook, so the link still
-//     counts them (rx_not_macsec). The table is created with
+//     counts them (rx_not_macsec). With allow_mka (`--mka`), EAPOL frames
+//     (88-8E) to the PAE group address 01-80-C2-00-00-03 are accepted
+//     first: the MKA socket is bound to 88-8E and, unlike the ETH_P_ALL tap,
+//     only sees what passes the hook; EAPOL to any other address is dropped. The table is created with
 //     NFT_TABLE_F_OWNER: it belongs to this process's netlink socket and the
 //     kernel removes it when the process ends, even after kill -9.
 //
@@ -57,6 +60,7 @@ struct LowerGuardOptions {
   std::string lower;
   LowerLinkPolicy policy = LowerLinkPolicy::kIsolate;
   bool allow_vlan_tags = false;  // clear-tag VLAN mode
+  bool allow_mka = false;        // EAPOL-MKA (88-8E to 01-80-C2-00-00-03) passes (`--mka`)
 };
 
 class LowerLinkGuard {
@@ -87,7 +91,7 @@ class LowerLinkGuard {
   };
   void set_sysctl(const std::string& path, const std::string& value);
   void set_noarp();
-  void install_filter(bool allow_vlan_tags);
+  void install_filter(bool allow_vlan_tags, bool allow_mka);
 
   std::string lower_;
   std::vector<Changed> changed_;

@@ -343,6 +343,13 @@ Status<SaError> SecY::remove_tx_sa(std::uint8_t an) {
   return {};
 }
 
+Status<SaError> SecY::enable_tx_sa(std::uint8_t an, bool enabled) {
+  if (an > 3) return Err(SaError::kBadAn);
+  if (!tx_sas_[an]) return Err(SaError::kNoSuchSa);
+  tx_sas_[an]->enabled = enabled;
+  return {};
+}
+
 TxSaStatus SecY::tx_sa_status(std::uint8_t an) const {
   TxSaStatus s;
   if (an > 3 || !tx_sas_[an]) return s;

@@ -364,6 +364,12 @@ class SecY {
   // Makes `an` the encoding SA (AN rotation). The SA must be installed.
   [[nodiscard]] Status<SaError> set_encoding_sa(std::uint8_t an);
   [[nodiscard]] Status<SaError> remove_tx_sa(std::uint8_t an);
+  // enableTransmit of transmit SA `an` (10.7.22). A disabled SA keeps its
+  // key and PN but protects nothing: while it is the encoding SA, protect()
+  // fails kNoTransmitSa. Key agreement (MKA) installs the next SA, disables
+  // it until every receiver holds the key, then enables it and makes it the
+  // encoding SA (make-before-break).
+  [[nodiscard]] Status<SaError> enable_tx_sa(std::uint8_t an, bool enabled);
   [[nodiscard]] std::uint8_t encoding_an() const { return encoding_an_; }
   [[nodiscard]] TxSaStatus tx_sa_status(std::uint8_t an) const;
   // True when the encoding SA is exhausted or past pn_rekey_threshold, or no

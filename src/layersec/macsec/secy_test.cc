@@ -256,6 +256,34 @@ TEST(SecY, EncodingSaCannotBeReplacedWhileInUse) {
   EXPECT_EQ(pnbig.error(), SaError::kBadPn);
 }
 
+// enableTransmit (10.7.22): a disabled encoding SA protects nothing and uses
+// no PN; enabled again it continues at the PN it had; a disabled SA may be
+// replaced (MKA installs its next SA disabled, then enables it).
+TEST(SecY, DisabledTransmitSaProtectsNothing) {
+  SecYConfig c;
+  Pair p = make_pair(c);
+  const auto frame = plain_frame(40);
+  (void)protect(p.tx, frame);
+  ASSERT_TRUE(p.tx.enable_tx_sa(0, false).ok());
+  EXPECT_FALSE(p.tx.tx_sa_status(0).enabled);
+  EXPECT_TRUE(p.tx.new_sa_needed());
+  std::vector<std::uint8_t> out(frame.size() + 40);
+  auto n = p.tx.protect(frame, out);
+  ASSERT_FALSE(n.ok());
+  EXPECT_EQ(n.error(), ProtectError::kNoTransmitSa);
+  EXPECT_EQ(p.tx.tx_sa_status(0).next_pn, 2U);
+  ASSERT_TRUE(p.tx.enable_tx_sa(0, true).ok());
+  auto secure = protect(p.tx, frame);
+  auto r = p.rx.validate(secure);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->pn, 2U);
+  // Disabled, the encoding SA may be replaced by a new key.
+  ASSERT_TRUE(p.tx.enable_tx_sa(0, false).ok());
+  EXPECT_TRUE(p.tx.install_tx_sa(0, keys_of(key_for(c.suite, 5))).ok());
+  EXPECT_EQ(p.tx.enable_tx_sa(2, true).error(), SaError::kNoSuchSa);
+  EXPECT_EQ(p.tx.enable_tx_sa(4, true).error(), SaError::kBadAn);
+}
+
 // 10.5.2: the last PN is used once; then the SA stops and asks for a new SA.
 TEST(SecY, PnExhaustionStopsTheSaAndNeverWraps) {
   for (auto suite : {CipherSuite::kGcmAes128, CipherSuite::kGcmAesXpn256}) {

@@ -6,13 +6,14 @@
 #                      runs `layersec macsec up` in NS (stdout to
 #                      $work/TAG.out, stderr to $work/TAG.err), waits until
 #                      NAME is up, sets last_pid; fails if the process exits
+#                      (START_LINK_FLAG=--mka: CONFIG is an MKA file)
 #   stop_link PID      SIGTERM, and the process must exit 0
 #   stat_of FILE PATH  a value from a JSON file by dotted path (a.b.c)
 
 start_link() {
   local ns="$1" lower="$2" name="$3" cfg="$4" tag="$5"
   shift 5
-  ip netns exec "$ns" "$layersec" macsec up --link "$lower" --name "$name" --config "$cfg" "$@" \
+  ip netns exec "$ns" "$layersec" macsec up --link "$lower" --name "$name" "${START_LINK_FLAG:---config}" "$cfg" "$@" \
     >"$work/$tag.out" 2>"$work/$tag.err" &
   last_pid=$!
   pids+=("$last_pid")

@@ -1,0 +1,111 @@
+// `layersec macsec up --mka FILE` (link_runner.h run_mka_link): the TAP link
+// of link_runner.cc with MKA in place of static SAKs. The SecY starts with no
+// SA: until the participant installs and enables a transmit SA every frame
+// from the TAP is refused (tx_protect_errors) and nothing reaches the lower
+// link; until it installs receive SAs every MACsec frame is dropped.
+#include <iostream>
+#include <optional>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "layersec/macsec/link.h"
+#include "layersec/macsec/link_mka.h"
+#include "layersec/macsec/link_mka_config.h"
+#include "layersec/macsec/link_runner.h"
+#include "layersec/macsec/link_runner_parts.h"
+#include "layersec/net/event_loop.h"
+
+namespace layersec::macsec {
+namespace {
+
+// A far deadline: the loop ends on a signal.
+const Duration kForever = Duration::seconds(100LL * 365 * 24 * 3600);
+
+}  // namespace
+
+int run_mka_link(const LinkRunOptions& o, const std::optional<LinkTsnConfig>& tsn_config) {
+  using namespace runner;
+  // Configuration errors (the CAK file included) before anything changes.
+  const LinkMkaConfig mc = load_link_mka_config(o.mka_path);
+  LinkConfig config = link_config_for_mka(mc);
+  net::UniqueFd sfd = block_signals();
+  TapLinkOptions to;
+  to.lower = o.lower;
+  to.name = o.name;
+  to.mac = config.mac;
+  to.control_ether_types = {mka::kEapolEtherType};
+  if (tsn_config) {
+    config.secy.vlan_mode = tsn_config->layout;
+    config.secy.clear_tags_in_icv = tsn_config->clear_tags_in_icv;
+    to.extra_overhead = 4;
+  }
+  const net::MacAddress mac = link_mac(config, o.lower);
+  SecYConfig sc = config.secy;
+  sc.sci = resolve_sci(config, mac);
+  MacsecLink link{SecY(sc)};
+  // The loop outlives everything that registers callbacks on it.
+  MonotonicClock clock;
+  net::EventLoop loop(clock);
+  auto print = [](const nlohmann::json& j) { std::cout << j.dump() << std::endl; };
+  std::unique_ptr<LinkMka> mka = LinkMka::open(link, mc, o.lower, print);
+  LowerLinkGuard guard = guard_lower(o, config, /*allow_mka=*/true);
+  TapLink tap = TapLink::open(link, to);
+  tsn::TaiClock tai;
+  if (tsn_config) tap.enable_tsn(*tsn_config, tai);
+
+  std::cerr << "macsec up: " << tap.name() << " on " << tap.lower() << " mtu " << tap.mtu() << " mac "
+            << tap.mac().to_string() << " sci " << sci_text(sc.sci) << " suite " << to_string(sc.suite)
+            << " validate " << to_string(sc.validate_frames) << "\n"
+            << "  " << describe(mc) << " (" << o.mka_path << ")\n"
+            << "  no SA until MKA installs one: nothing is sent or delivered before (SAKs are JSON lines on "
+               "stdout, fingerprints only)\n";
+  if (tsn_config) std::cerr << "  tsn " << describe(*tsn_config) << " (" << o.tsn_path << ", CLOCK_TAI)\n";
+
+  tap.attach(loop);
+  std::uint64_t reloads_refused = 0;
+  watch_signals(loop, sfd, [&] {
+    ++reloads_refused;
+    print(nlohmann::json{{"event", "reload_refused"},
+                         {"error", "--mka: SAKs come from MKA, there is no configuration to re-read; a key server "
+                                   "rekeys on membership changes, at the PN threshold and every "
+                                   "timers.rekey_interval_ms"}});
+  });
+  std::cout << nlohmann::json{{"event", "mka_started"},
+                              {"t_ns", loop.now().ns()},
+                              {"interface", tap.name()},
+                              {"sci", sci_text(sc.sci)},
+                              {"cipher_suite", std::string(to_string(mc.participant.cipher_suite))},
+                              {"priority", mc.participant.key_server_priority}}
+                   .dump()
+            << std::endl;
+  mka->start(loop);
+
+  auto full_report = [&](const char* event) {
+    nlohmann::json j = report(link, tap, sc.sci, event);
+    j["mka"] = mka->stats_json();
+    return j;
+  };
+  std::function<void()> periodic;
+  if (o.stats_interval_s > 0) {
+    const auto every = Duration::microseconds(static_cast<std::int64_t>(o.stats_interval_s * 1e6));
+    periodic = [&, every] {
+      print(full_report("stats"));
+      loop.add_timer_in(every, periodic);
+    };
+    loop.add_timer_in(every, periodic);
+  }
+  loop.run_until(loop.now() + kForever);
+  // The exit statistics as the CA was (peers, SAKs), then leave it: every SA
+  // goes, so nothing more is protected; the peers notice after their MKA
+  // life time.
+  nlohmann::json exit_report = full_report("exit");
+  mka->stop();
+  tap.detach(loop);
+  exit_report["control"] = {{"reloads_refused", reloads_refused}};
+  unguard_lower(guard, exit_report);
+  std::cout << exit_report.dump(2) << std::endl;
+  return 0;
+}
+
+}  // namespace layersec::macsec
