@@ -2,7 +2,9 @@
 // and self tests. See README.md for the commands.
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
+#include <system_error>
 #include <vector>
 
 #include "command.h"
@@ -25,9 +27,32 @@ CLI::App& bench_group(CLI::App& root) { return *root.get_subcommand("bench"); }
 void set_exit_code(int code) { g_exit_code = code; }
 int exit_code() { return g_exit_code; }
 
+namespace {
+// PREFIX/share/layersec when this binary runs from an installed PREFIX/bin
+// (make package, cmake --install), else empty.
+std::filesystem::path installed_data_dir() {
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return {};
+  auto dir = exe.parent_path().parent_path() / "share" / "layersec";
+  if (!std::filesystem::is_directory(dir / "testdata", ec)) return {};
+  return dir;
+}
+}  // namespace
+
 std::string default_vectors_dir() {
   if (const char* e = std::getenv("LAYERSEC_VECTORS_DIR"); e && *e) return e;
+  if (const auto d = installed_data_dir(); !d.empty()) return (d / "vectors").string();
   return LAYERSEC_DEFAULT_VECTORS_DIR;
+}
+
+std::string default_source_dir() {
+  if (const auto d = installed_data_dir(); !d.empty()) return d.string();
+#ifdef LAYERSEC_SOURCE_DIR
+  return LAYERSEC_SOURCE_DIR;
+#else
+  return ".";
+#endif
 }
 
 }  // namespace layersec::app
