@@ -79,7 +79,7 @@ fi
 import collections, json, logging, sys
 logging.disable(logging.CRITICAL)
 import canmatrix.formats
-dbs = canmatrix.formats.loadp(sys.argv[1])
+dbs = canmatrix.formats.loadp(sys.argv[1], decode_ethernet=True)
 theirs = collections.Counter()
 for name, db in dbs.items():
     for f in db.frames:
