@@ -3,8 +3,8 @@
 // The program owns its sockets and its loop (plain POSIX poll); layersec only
 // protects and verifies bytes. A sender socket sends N Secured I-PDUs to a
 // receiver socket on 127.0.0.1; the receiver verifies each one. Then an
-// attacker's copies arrive: a replay of the first PDU and a PDU with one bit
-// flipped. Both must be rejected, with their reasons.
+// attacker's copies arrive: a replay of the first PDU and a new PDU with one
+// bit flipped. Both must be rejected, with their reasons.
 //
 // The engine uses timestamp freshness (the freshness value is the synchronised
 // clock in microseconds), which needs no sync messages: enough for one
@@ -122,8 +122,13 @@ int main(int argc, char** argv) {
     const auto v = (*receiver)->verify(kPdu, got, out, secoc::RxInput{{}, clock.now(), 0});
     if (v.ok() && *v == payload.size() && std::memcmp(out.data(), payload.data(), payload.size()) == 0) ++accepted;
   }
-  // The attacker: a replay of the first PDU, then a copy with one bit flipped.
-  std::vector<std::uint8_t> flipped = first_secured;
+  // The attacker: a replay of the first PDU, then a new PDU with one payload
+  // bit flipped in transit.
+  std::array<std::uint8_t, 64> fresh{};
+  const std::array<std::uint8_t, 16> last_payload{'b', 'r', 'a', 'k', 'e'};
+  const auto fresh_len = (*sender)->protect(kPdu, last_payload, fresh, secoc::TxInput{{}, clock.now()});
+  if (!fresh_len.ok()) return 1;
+  std::vector<std::uint8_t> flipped(fresh.begin(), fresh.begin() + static_cast<std::ptrdiff_t>(*fresh_len));
   flipped[3] ^= 0x01;
   std::string reasons[2];
   for (int a = 0; a < 2; ++a) {

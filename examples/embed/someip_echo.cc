@@ -149,6 +149,7 @@ int run_udp(const char* address, double seconds) {
   SeededRandom rnd(clock.now().ns());
   RuntimeConfig config = server_config(30509);
   config.sd_port = 31490;  // off the default, so a test on a shared host does not meet other nodes
+  config.sd_timing.initial_delay_max = Duration::milliseconds(50);  // offer soon after start
   Runtime server(std::move(config), transport, rnd);
   serve_echo(server);
   if (const auto st = server.start(); !st.ok()) {

@@ -5,8 +5,8 @@
 # find_package(layersec) and with pkg-config, and run both programs.
 # Usage: bash tests/install/consumer.sh BUILD_DIR SOURCE_DIR CXX
 set -euo pipefail
-BUILD="${1:?usage: $0 BUILD_DIR SOURCE_DIR CXX}"
-SRC="${2:?}"
+BUILD="$(cd "${1:?usage: $0 BUILD_DIR SOURCE_DIR CXX}" && pwd)"
+SRC="$(cd "${2:?}" && pwd)"
 CXX="${3:?}"
 # A fixed folder in the build tree (not mktemp): stable paths let ccache reuse
 # the examples' objects between runs.
@@ -71,6 +71,7 @@ flags_someip="$(pkg-config --cflags --libs layersec-someip)" || fail "pkg-config
 "$WORK/someip_echo" | grep -q 'someip_echo: PASS' || fail "someip_echo (pkg-config)"
 # The real-socket path: the server on loopback for a moment, clean stop.
 "$WORK/someip_echo" --udp 127.0.0.1 0.3 | tee "$WORK/udp.out"
-grep -q 'someip_echo: stopped' "$WORK/udp.out" || fail "someip_echo --udp did not start and stop"
+grep -q 'someip_echo: stopped, [1-9][0-9]* SD messages sent' "$WORK/udp.out" \
+  || fail "someip_echo --udp did not offer over UDP and stop"
 echo "ok: pkg-config: secoc_udp and someip_echo build and pass; the server runs on real UDP"
 echo "PASS"

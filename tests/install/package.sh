@@ -6,7 +6,7 @@
 # hand (docs/install.md).
 # Usage: bash tests/install/package.sh BUILD_DIR
 set -euo pipefail
-BUILD="${1:?usage: $0 BUILD_DIR}"
+BUILD="$(cd "${1:?usage: $0 BUILD_DIR}" && pwd)"
 command -v dpkg-deb >/dev/null || { echo "SKIP: dpkg-deb is not installed"; exit 77; }
 command -v dpkg-shlibdeps >/dev/null || { echo "SKIP: dpkg-shlibdeps (dpkg-dev) is not installed"; exit 77; }
 WORK="$(mktemp -d)"
