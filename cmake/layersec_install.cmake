@@ -23,7 +23,7 @@ include(CMakePackageConfigHelpers)
 set(LAYERSEC_PUBLIC_MODULES base crypto net tsn secoc someip macsec mka sv kex ptp)
 set(LAYERSEC_PUBLIC_HEADERS_base bytes.h result.h secret.h time.h hex.h keyfile.h)
 set(LAYERSEC_PUBLIC_HEADERS_crypto aead.h mac.h kdf.h)
-set(LAYERSEC_PUBLIC_HEADERS_net event_loop.h udp_socket.h frame.h)
+set(LAYERSEC_PUBLIC_HEADERS_net event_loop.h udp_socket.h frame.h sim.h sim_host.h)
 set(LAYERSEC_PUBLIC_HEADERS_tsn taprio.h gate_control_list.h traffic_class.h stream_id.h egress_port.h)
 set(LAYERSEC_PUBLIC_HEADERS_secoc engine.h config.h profile.h state_store.h key_ring.h)
 set(LAYERSEC_PUBLIC_HEADERS_someip runtime.h runtime_config.h runtime_types.h transport.h
