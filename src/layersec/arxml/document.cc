@@ -13,6 +13,17 @@ std::size_t line_of(std::string_view text, std::ptrdiff_t offset) {
   return 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(end), '\n'));
 }
 
+// AUTOSAR's Identifier (the type of SHORT-NAME): [a-zA-Z][a-zA-Z0-9_]*, at
+// most 128 characters. Refusing anything else keeps '/' out of names (a path
+// means one element) and bounds what a path costs.
+bool is_identifier(std::string_view s) {
+  const auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+  if (s.empty() || s.size() > kMaxShortName || !alpha(s[0])) return false;
+  for (const char c : s)
+    if (!alpha(c) && !(c >= '0' && c <= '9') && c != '_') return false;
+  return true;
+}
+
 }  // namespace
 
 std::string Document::short_name(pugi::xml_node n) {
@@ -30,43 +41,80 @@ Document::Document(std::string_view text) {
   const auto top = doc_.document_element();
   if (std::string_view(top.name()) != "AUTOSAR")
     throw ArxmlError("(xml)", "the root element is <" + std::string(top.name()) + ">, not <AUTOSAR>");
-  // Depth-first without recursion: (element, path of its nearest identifiable
-  // ancestor or itself, depth).
+  // Depth-first without recursion: (element, nearest identifiable ancestor,
+  // depth).
   struct Item {
     pugi::xml_node node;
-    std::string path;
+    const void* ident;
     std::size_t depth;
   };
   std::vector<Item> stack;
-  stack.push_back({top, "", 1});
+  stack.push_back({top, nullptr, 1});
   while (!stack.empty()) {
-    Item it = std::move(stack.back());
+    const Item it = stack.back();
     stack.pop_back();
     if (it.depth > kMaxDepth)
-      throw ArxmlError(it.path.empty() ? "(xml)" : it.path,
-                       "elements nested deeper than " + std::to_string(kMaxDepth));
-    std::string path = it.path;
-    if (const auto name = short_name(it.node); !name.empty()) {
-      path += "/" + name;
-      const auto [pos, fresh] = by_path_.emplace(path, it.node);
+      throw ArxmlError(it.ident ? ident_path(it.ident) : "(xml)", "elements nested deeper than " + std::to_string(kMaxDepth));
+    const void* ident = it.ident;
+    if (auto name = short_name(it.node); !name.empty()) {
+      const std::string parent_path = it.ident ? ident_path(it.ident) : "";
+      if (!is_identifier(name))
+        throw ArxmlError(parent_path + "/" + it.node.name() + "/SHORT-NAME",
+                         "'" + (name.size() > 64 ? name.substr(0, 64) + "..." : name) +
+                             "' is not an AUTOSAR identifier (a letter, then letters, digits or '_'; at most " +
+                             std::to_string(kMaxShortName) + " characters)");
+      const std::size_t path_bytes = parent_path.size() + 1 + name.size();
+      if (path_bytes > kMaxPathBytes)
+        throw ArxmlError(parent_path + "/" + name,
+                         "SHORT-NAME path longer than " + std::to_string(kMaxPathBytes) + " characters");
+      const auto [pos, fresh] = children_.emplace(std::make_pair(it.ident, name), it.node);
       if (!fresh && !(std::string_view(pos->second.name()) == "AR-PACKAGE" &&
                       std::string_view(it.node.name()) == "AR-PACKAGE"))
-        throw ArxmlError(path, "two elements have this SHORT-NAME path (<" + std::string(pos->second.name()) +
-                                   "> and <" + it.node.name() + ">)");
+        throw ArxmlError(parent_path + "/" + name,
+                         "two elements have this SHORT-NAME path (<" + std::string(pos->second.name()) + "> and <" +
+                             it.node.name() + ">)");
+      // A second part of a split AR-PACKAGE is indexed as the first.
+      ident = pos->second.internal_object();
+      if (fresh) idents_.emplace(ident, Ident{it.ident, std::move(name)});
+      else alias_.emplace(it.node.internal_object(), ident);
     }
-    path_by_node_[it.node.internal_object()] = path;
     by_tag_[it.node.name()].push_back(it.node);
     // Children pushed in reverse so they are visited in document order.
-    std::vector<pugi::xml_node> kids;
+    const std::size_t mark = stack.size();
     for (auto c = it.node.first_child(); c; c = c.next_sibling())
-      if (c.type() == pugi::node_element) kids.push_back(c);
-    for (auto k = kids.rbegin(); k != kids.rend(); ++k) stack.push_back({*k, path, it.depth + 1});
+      if (c.type() == pugi::node_element) stack.push_back({c, ident, it.depth + 1});
+    std::reverse(stack.begin() + static_cast<std::ptrdiff_t>(mark), stack.end());
   }
 }
 
+std::string Document::ident_path(const void* ident) const {
+  std::vector<const std::string*> names;
+  for (const void* i = ident; i; ) {
+    const auto it = idents_.find(i);
+    if (it == idents_.end()) break;
+    names.push_back(&it->second.name);
+    i = it->second.parent;
+  }
+  std::string out;
+  for (auto n = names.rbegin(); n != names.rend(); ++n) out += "/" + **n;
+  return out;
+}
+
 pugi::xml_node Document::find(std::string_view path) const {
-  const auto it = by_path_.find(std::string(path));
-  return it == by_path_.end() ? pugi::xml_node() : it->second;
+  if (path.empty() || path[0] != '/') return {};
+  const void* parent = nullptr;
+  pugi::xml_node n;
+  while (!path.empty()) {
+    path.remove_prefix(1);  // the '/'
+    const auto slash = path.find('/');
+    const auto name = path.substr(0, slash);
+    const auto it = children_.find(std::make_pair(parent, std::string(name)));
+    if (it == children_.end()) return {};
+    n = it->second;
+    parent = n.internal_object();
+    path = slash == std::string_view::npos ? std::string_view() : path.substr(slash);
+  }
+  return n;
 }
 
 const std::vector<pugi::xml_node>& Document::all(std::string_view tag) const {
@@ -79,8 +127,10 @@ std::string Document::path_of(pugi::xml_node n) const {
   std::string tail;
   for (auto c = n; c; c = c.parent()) {
     if (!short_name(c).empty()) {
-      const auto it = path_by_node_.find(c.internal_object());
-      return (it == path_by_node_.end() ? std::string("(unindexed)") : it->second) + tail;
+      // A split AR-PACKAGE's second part is known by its first part.
+      const void* id = c.internal_object();
+      if (const auto a = alias_.find(id); a != alias_.end()) id = a->second;
+      return ident_path(id) + tail;
     }
     if (c.type() != pugi::node_element) break;
     tail = "/" + std::string(c.name()) + tail;

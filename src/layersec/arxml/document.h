@@ -6,17 +6,22 @@
 //
 // Untrusted input: the text is parsed by pugixml (no DTD, no entity
 // expansion, no network); the index is built without recursion and refuses
-// nesting deeper than kMaxDepth, so a hostile file costs memory proportional
-// to its size and never a stack overflow.
+// nesting deeper than kMaxDepth, SHORT-NAMEs that are not AUTOSAR identifiers
+// and SHORT-NAME paths longer than kMaxPathBytes. It stores each
+// identifiable's SHORT-NAME once, with its parent (paths are built when asked
+// for), so a hostile file costs memory proportional to its size and never a
+// stack overflow.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <pugixml.hpp>
@@ -42,13 +47,20 @@ struct ImportNote {
 };
 
 inline constexpr std::size_t kMaxDepth = 256;
-inline constexpr std::size_t kMaxDocumentBytes = 64u << 20;
+// AUTOSAR's Identifier limit for one SHORT-NAME, and ours for a whole
+// SHORT-NAME path (real extracts stay far below it): every path an error or
+// note carries is at most this long.
+inline constexpr std::size_t kMaxShortName = 128;
+inline constexpr std::size_t kMaxPathBytes = 1024;
+inline constexpr std::size_t kMaxDocumentBytes = 16u << 20;
 
 class Document {
  public:
   // Parses and indexes `text`. Throws ArxmlError("(xml)", ...) for malformed
   // XML (with the line), a root other than AUTOSAR, nesting deeper than
-  // kMaxDepth, or two identifiables with one SHORT-NAME path.
+  // kMaxDepth, a SHORT-NAME that is not an AUTOSAR identifier, a SHORT-NAME
+  // path longer than kMaxPathBytes, or two identifiables with one SHORT-NAME
+  // path (the parts of a split AR-PACKAGE are one package).
   explicit Document(std::string_view text);
   Document(const Document&) = delete;
   Document& operator=(const Document&) = delete;
@@ -68,9 +80,17 @@ class Document {
   [[nodiscard]] static std::string short_name(pugi::xml_node n);
 
  private:
+  struct Ident {
+    const void* parent = nullptr;  // nearest identifiable ancestor (nullptr: none)
+    std::string name;              // SHORT-NAME
+  };
+  [[nodiscard]] std::string ident_path(const void* ident) const;
+
   pugi::xml_document doc_;
-  std::unordered_map<std::string, pugi::xml_node> by_path_;
-  std::unordered_map<const void*, std::string> path_by_node_;
+  std::unordered_map<const void*, Ident> idents_;
+  std::unordered_map<const void*, const void*> alias_;  // split AR-PACKAGE part -> first part
+  // (parent identifiable, SHORT-NAME) -> element
+  std::map<std::pair<const void*, std::string>, pugi::xml_node> children_;
   std::unordered_map<std::string, std::vector<pugi::xml_node>> by_tag_;
 };
 

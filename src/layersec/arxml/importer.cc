@@ -96,6 +96,21 @@ ImportResult import_arxml(std::string_view text, const ImportOptions& opt) {
     const SecocPdu* counter_rx = nullptr;
     // (service, method/event) -> binding
     std::map<std::pair<std::uint16_t, std::uint16_t>, json> bindings;
+    // SecOCDataId -> PDU path. The DataId is what tells PDUs of one key group
+    // apart in the MAC: two PDUs with one DataId would accept each other's
+    // frames (relabelling, reflection), so each is used once per node.
+    std::map<std::uint64_t, std::string> data_ids;
+    for (const auto& p : sc.pdus) {
+      const auto did = p.entry["dataId"].get<std::uint64_t>();
+      if (const auto [at, fresh] = data_ids.emplace(did, p.path); !fresh)
+        throw ArxmlError(p.path + "/SecOCDataId", "DataId " + std::to_string(did) + " is also the SecOCDataId of " +
+                                                      at->second + " (one DataId per secured PDU)");
+    }
+    const auto sync_id_unused = [&](const char* option, std::uint16_t id) {
+      if (const auto at = data_ids.find(id); at != data_ids.end())
+        throw ArxmlError(option, std::to_string(id) + " is the SecOCDataId of " + at->second +
+                                     ": the sync messages need a DataId of their own");
+    };
     for (const auto& p : sc.pdus) {
       auto& list = p.tx ? tx : rx;
       json e = p.entry;
@@ -136,12 +151,17 @@ ImportResult import_arxml(std::string_view text, const ImportOptions& opt) {
       if (!opt.sync_tx_data_id)
         throw ArxmlError("--sync-tx-data-id", "required: " + counter_tx->path +
                                                   " uses counter freshness, whose sync messages need their own DataId");
+      sync_id_unused("--sync-tx-data-id", *opt.sync_tx_data_id);
       engine["syncTx"] = {{"dataId", *opt.sync_tx_data_id}, {"keyGroup", counter_tx->key_group}};
     }
     if (counter_rx) {
       if (!opt.sync_rx_data_id)
         throw ArxmlError("--sync-rx-data-id", "required: " + counter_rx->path +
                                                   " uses counter freshness: the DataId of the peer's sync messages");
+      sync_id_unused("--sync-rx-data-id", *opt.sync_rx_data_id);
+      if (counter_tx && *opt.sync_rx_data_id == *opt.sync_tx_data_id)
+        throw ArxmlError("--sync-rx-data-id", "equals --sync-tx-data-id: this node would accept its own sync "
+                                              "messages reflected back");
       engine["syncRx"] = json::array({{{"id", 0}, {"dataId", *opt.sync_rx_data_id}, {"keyGroup", counter_rx->key_group}}});
     }
     try {

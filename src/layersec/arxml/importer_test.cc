@@ -174,6 +174,125 @@ TEST(ArxmlImport, DeepNestingIsRefusedWithoutRecursion) {
   EXPECT_EQ(error_of(deep), "(xml): elements nested deeper than 256");
 }
 
+// SHORT-NAMEs are AUTOSAR identifiers (no '/', at most 128 characters) and
+// a SHORT-NAME path is at most kMaxPathBytes long: a path names one element,
+// and no error or note carries more than that.
+TEST(ArxmlImport, ShortNamesAreIdentifiersAndPathsAreBounded) {
+  const auto package = [](const std::string& name, const std::string& inner = "") {
+    return "<AR-PACKAGE><SHORT-NAME>" + name + "</SHORT-NAME><AR-PACKAGES>" + inner + "</AR-PACKAGES></AR-PACKAGE>";
+  };
+  const auto doc = [](const std::string& packages) {
+    return "<AUTOSAR><AR-PACKAGES>" + packages + "</AR-PACKAGES></AUTOSAR>";
+  };
+  const std::string rule = "is not an AUTOSAR identifier (a letter, then letters, digits or '_'; at most 128 characters)";
+  EXPECT_EQ(error_of(doc(package("A", package("b/c")))), "/A/AR-PACKAGE/SHORT-NAME: 'b/c' " + rule);
+  EXPECT_EQ(error_of(doc(package("1A"))), "/AR-PACKAGE/SHORT-NAME: '1A' " + rule);
+  EXPECT_EQ(error_of(doc(package(std::string(129, 'n')))),
+            "/AR-PACKAGE/SHORT-NAME: '" + std::string(64, 'n') + "...' " + rule);
+  const std::string none = "(document): no PROVIDED-SOMEIP-SERVICE-INSTANCE or REQUIRED-SOMEIP-SERVICE-INSTANCE: a "
+                           "node needs at least one";
+  EXPECT_EQ(error_of(doc(package(std::string(128, 'n')))), none);
+  // 7 levels of 128-character names (903 characters) are a path; 8 (1032) are not.
+  const auto nested = [&](int levels, std::string& path) {
+    std::vector<std::string> names;
+    for (int i = 0; i < levels; ++i) names.push_back(static_cast<char>('a' + i) + std::string(127, 'n'));
+    std::string inner;
+    for (auto n = names.rbegin(); n != names.rend(); ++n) inner = package(*n, inner);
+    path.clear();
+    for (const auto& n : names) path += "/" + n;
+    return doc(inner);
+  };
+  std::string path;
+  EXPECT_EQ(error_of(nested(7, path)), none);
+  const std::string eight = nested(8, path);
+  EXPECT_EQ(error_of(eight), path + ": SHORT-NAME path longer than 1024 characters");
+}
+
+// Each provided instance copies its deployment's methods, events and
+// eventgroups: many instances of one big deployment are refused before the
+// output grows past kMaxEntries.
+TEST(ArxmlImport, CopiesOfOneBigDeploymentAreBounded) {
+  const auto doc = [](int instances) {
+    std::string x = "<AUTOSAR><AR-PACKAGES><AR-PACKAGE><SHORT-NAME>P</SHORT-NAME><ELEMENTS>"
+                    "<SOMEIP-SERVICE-INTERFACE-DEPLOYMENT><SHORT-NAME>D</SHORT-NAME>"
+                    "<SERVICE-INTERFACE-ID>1</SERVICE-INTERFACE-ID><EVENT-DEPLOYMENTS>";
+    for (int i = 1; i <= 4000; ++i)
+      x += "<SOMEIP-EVENT-DEPLOYMENT><SHORT-NAME>E" + std::to_string(i) + "</SHORT-NAME><EVENT-ID>" +
+           std::to_string(i) + "</EVENT-ID></SOMEIP-EVENT-DEPLOYMENT>";
+    x += "</EVENT-DEPLOYMENTS><EVENT-GROUPS><SOMEIP-EVENT-GROUP><SHORT-NAME>G</SHORT-NAME>"
+         "<EVENT-GROUP-ID>1</EVENT-GROUP-ID><EVENT-REFS>";
+    for (int i = 1; i <= 4000; ++i) x += "<EVENT-REF>/P/D/E" + std::to_string(i) + "</EVENT-REF>";
+    x += "</EVENT-REFS></SOMEIP-EVENT-GROUP></EVENT-GROUPS></SOMEIP-SERVICE-INTERFACE-DEPLOYMENT>";
+    for (int j = 1; j <= instances; ++j)
+      x += "<PROVIDED-SOMEIP-SERVICE-INSTANCE><SHORT-NAME>I" + std::to_string(j) +
+           "</SHORT-NAME><SERVICE-INTERFACE-DEPLOYMENT-REF>/P/D</SERVICE-INTERFACE-DEPLOYMENT-REF>"
+           "<SERVICE-INSTANCE-ID>" + std::to_string(j) + "</SERVICE-INSTANCE-ID></PROVIDED-SOMEIP-SERVICE-INSTANCE>";
+    return x + "</ELEMENTS></AR-PACKAGE></AR-PACKAGES></AUTOSAR>";
+  };
+  // 4,002 entries per instance (the eventgroup, its 4,000 events, the instance):
+  // 16 instances fit in 65,536, the 17th does not.
+  EXPECT_EQ(error_of(doc(16)), "/P/I1: no UDP port: map the instance with a SOMEIP-SERVICE-INSTANCE-TO-MACHINE-MAPPING "
+                               "that has a UDP-PORT");
+  EXPECT_EQ(error_of(doc(17)), "/P/I17: more than 65536 methods, events and eventgroups in the node: not one node's "
+                               "deployment");
+}
+
+// Out-of-range lengths and DataIds, and a DataId used twice, are refused
+// naming the AUTOSAR parameter.
+TEST(ArxmlImport, LengthsAndDataIdsAreChecked) {
+  const std::string s = server_text();
+  const std::string pre = "SecOCTxPduProcessing/";
+  const auto value = [&](const std::string& param, const std::string& from, const std::string& to) {
+    return edit(s, pre + param + "</DEFINITION-REF>\n                  <VALUE>" + from + "<",
+                pre + param + "</DEFINITION-REF><VALUE>" + to + "<");
+  };
+  const std::string at = "/ActiveEcuC/SecOC/EchoResponse/";
+  EXPECT_EQ(error_of(value("SecOCFreshnessValueLength", "64", "65")),
+            at + "SecOCFreshnessValueLength: 65 is out of range 0..64");
+  EXPECT_EQ(error_of(value("SecOCFreshnessValueTruncLength", "16", "65")),
+            at + "SecOCFreshnessValueTruncLength: longer than SecOCFreshnessValueLength (64)");
+  EXPECT_EQ(error_of(value("SecOCAuthInfoTruncLength", "64", "70000")),
+            at + "SecOCAuthInfoTruncLength: 70000 is out of range 0..65535");
+  const std::string too_long = error_of(value("SecOCAuthInfoTruncLength", "64", "264"));
+  EXPECT_EQ(too_long.rfind(at + "SecOCAuthInfoTruncLength: layersec cannot use this configuration: ", 0), 0u) << too_long;
+  EXPECT_EQ(error_of(value("SecOCDataId", "259", "258")),
+            "/ActiveEcuC/SecOC/TickEvent/SecOCDataId: DataId 258 is also the SecOCDataId of "
+            "/ActiveEcuC/SecOC/EchoResponse (one DataId per secured PDU)");
+  EXPECT_EQ(error_of(edit(s, "SecOCRxPduProcessing/SecOCDataId</DEFINITION-REF>\n                  <VALUE>257<",
+                          "SecOCRxPduProcessing/SecOCDataId</DEFINITION-REF><VALUE>259<")),
+            "/ActiveEcuC/SecOC/EchoRequest/SecOCDataId: DataId 259 is also the SecOCDataId of "
+            "/ActiveEcuC/SecOC/TickEvent (one DataId per secured PDU)");
+  ImportOptions o = server_options();
+  o.sync_tx_data_id = 258;
+  EXPECT_EQ(error_of(s, o), "--sync-tx-data-id: 258 is the SecOCDataId of /ActiveEcuC/SecOC/EchoResponse: the sync "
+                            "messages need a DataId of their own");
+  o = server_options();
+  o.sync_rx_data_id = 65001;
+  EXPECT_EQ(error_of(s, o), "--sync-rx-data-id: equals --sync-tx-data-id: this node would accept its own sync "
+                            "messages reflected back");
+  // A reference to an event that is not there, and one id given twice.
+  EXPECT_EQ(error_of(edit(s, ">/Deployments/Echo_Someip/Tick</EVENT-REF>", ">/Deployments/Echo_Someip/Nope</EVENT-REF>")),
+            "/Deployments/Echo_Someip/Ticks/EVENT-REFS/EVENT-REF: reference '/Deployments/Echo_Someip/Nope' names no "
+            "element of this file");
+  EXPECT_EQ(error_of(edit(s, "<EVENT-ID>1</EVENT-ID>", "<EVENT-ID>1</EVENT-ID><EVENT-ID>2</EVENT-ID>")),
+            "/Deployments/Echo_Someip/Tick/EVENT-ID: given more than once");
+}
+
+// An AR-PACKAGE split in two parts (as merged extracts have it) is one
+// package: references into either part resolve, errors name one path.
+TEST(ArxmlImport, SplitPackagesAreOnePackage) {
+  std::string s = server_text();
+  const std::string deployment_pkg = "<AR-PACKAGE>\n      <SHORT-NAME>Deployments</SHORT-NAME>";
+  ASSERT_NE(s.find(deployment_pkg), std::string::npos);
+  // A second "Instances" package part holding nothing but a new element.
+  s = edit(s, deployment_pkg, "<AR-PACKAGE><SHORT-NAME>Instances</SHORT-NAME><ELEMENTS><I-SIGNAL-I-PDU>"
+                              "<SHORT-NAME>Extra</SHORT-NAME></I-SIGNAL-I-PDU></ELEMENTS></AR-PACKAGE>" + deployment_pkg);
+  EXPECT_EQ(error_of(s), "");
+  EXPECT_EQ(error_of(edit(s, "<SHORT-NAME>Extra</SHORT-NAME>", "<SHORT-NAME>Mapping</SHORT-NAME>")),
+            "/Instances/Mapping: two elements have this SHORT-NAME path (<I-SIGNAL-I-PDU> and "
+            "<SOMEIP-SERVICE-INSTANCE-TO-MACHINE-MAPPING>)");
+}
+
 TEST(ArxmlImport, ErrorsNameTheArxmlPath) {
   const std::string s = server_text();
   const std::string dataid = "SecOCTxPduProcessing/SecOCDataId</DEFINITION-REF>\n                  <VALUE>258</VALUE>";

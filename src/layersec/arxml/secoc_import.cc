@@ -100,8 +100,16 @@ KeyChoice key_from_auth_service(const Document& d, pugi::xml_node target, bool t
   return k;
 }
 
-SecocPdu read_pdu(const Document& d, pugi::xml_node c, bool tx, const std::map<const void*, std::uint32_t>& hids,
-                  std::vector<SecocKeyGroup>& groups, std::vector<ImportNote>& notes) {
+// State shared by the PDUs of one import: the socket connections' Message
+// IDs, the key groups by name, and the Csm lookups already done.
+struct Context {
+  std::map<const void*, std::uint32_t> hids;
+  std::map<std::string, std::size_t> group_index;  // name -> SecocImport::groups
+  std::map<std::pair<const void*, bool>, KeyChoice> keys;  // (auth service, tx) -> key
+};
+
+SecocPdu read_pdu(const Document& d, pugi::xml_node c, bool tx, Context& ctx, std::vector<SecocKeyGroup>& groups,
+                  std::vector<ImportNote>& notes) {
   const std::string X = tx ? "Tx" : "Rx";
   EcucValues v(d, c,
                {"SecOC" + X + "AuthenticPduLayer", "SecOC" + X + "SecuredPduLayer", "SecOC" + X + "SecuredPdu",
@@ -147,7 +155,10 @@ SecocPdu read_pdu(const Document& d, pugi::xml_node c, bool tx, const std::map<c
   // Algorithm and key.
   const auto svc = v.take_ref("SecOC" + X + "AuthServiceConfigRef");
   if (!svc) throw ArxmlError(v.path_of("SecOC" + X + "AuthServiceConfigRef"), "required (the Csm MAC job)");
-  KeyChoice k = key_from_auth_service(d, *svc, tx);
+  auto cached = ctx.keys.find({svc->internal_object(), tx});
+  if (cached == ctx.keys.end())
+    cached = ctx.keys.emplace(std::make_pair(svc->internal_object(), tx), key_from_auth_service(d, *svc, tx)).first;
+  KeyChoice k = cached->second;
   if (const auto kid = v.take_uint("SecOCKeyId", 0, 0xFFFFFFFF)) {
     if (k.key_id && *k.key_id != *kid)
       throw ArxmlError(v.path_of("SecOCKeyId"), "differs from the CsmKeyId of " + k.path);
@@ -158,16 +169,16 @@ SecocPdu read_pdu(const Document& d, pugi::xml_node c, bool tx, const std::map<c
     k.group = "key" + std::to_string(*k.key_id);
     k.path = v.path_of("SecOCKeyId");
   }
-  bool found = false;
-  for (const auto& g : groups) {
-    if (g.name != k.group) continue;
-    found = true;
+  if (const auto gi = ctx.group_index.find(k.group); gi != ctx.group_index.end()) {
+    const SecocKeyGroup& g = groups[gi->second];
     if (g.algorithm != k.algorithm || g.key_id != *k.key_id)
       throw ArxmlError(v.path(), "uses key " + k.group + " with " + k.algorithm + " (key id " +
                                      std::to_string(*k.key_id) + "), but another PDU uses it with " + g.algorithm +
                                      " (key id " + std::to_string(g.key_id) + ")");
+  } else {
+    ctx.group_index.emplace(k.group, groups.size());
+    groups.push_back({k.group, k.algorithm, *k.key_id, k.path});
   }
-  if (!found) groups.push_back({k.group, k.algorithm, *k.key_id, k.path});
   e["keyGroup"] = k.group;
   e["algorithm"] = k.algorithm;
   pdu.key_group = k.group;
@@ -178,8 +189,8 @@ SecocPdu read_pdu(const Document& d, pugi::xml_node c, bool tx, const std::map<c
     pv.ignore({"PduLength", "MetaDataLength", "J1939Requestable", "SysTPduToFrameTriggeringRef",
                "EcucPduDefaultPartitionRef", "MetaDataTypeRef"});
     if (const auto trig = pv.take_ref("SysTPduToPduTriggeringRef")) {
-      const auto it = hids.find(trig->internal_object());
-      if (it == hids.end())
+      const auto it = ctx.hids.find(trig->internal_object());
+      if (it == ctx.hids.end())
         throw ArxmlError(d.path_of(*trig), "no SOCKET-CONNECTION-IPDU-IDENTIFIER names this PDU triggering: "
                                             "its SOME/IP message is unknown");
       pdu.message_id = it->second;
@@ -208,7 +219,8 @@ SecocImport import_secoc(const Document& d) {
   if (modules.empty()) return out;
   if (modules.size() > 1) throw ArxmlError(d.path_of(modules[1]), "a second SecOC module configuration");
   out.present = true;
-  const auto hids = header_ids(d);
+  Context ctx;
+  ctx.hids = header_ids(d);
   std::vector<pugi::xml_node> tx;
   std::vector<pugi::xml_node> rx;
   for (const auto& c : ecuc_children(modules[0])) {
@@ -219,8 +231,8 @@ SecocImport import_secoc(const Document& d) {
       out.notes.push_back({d.path_of(c), "ignored: module-wide settings with no effect on the wire in layersec"});
     else throw ArxmlError(d.path_of(c), "container " + def + " is not supported by layersec");
   }
-  for (const auto& c : tx) out.pdus.push_back(read_pdu(d, c, true, hids, out.groups, out.notes));
-  for (const auto& c : rx) out.pdus.push_back(read_pdu(d, c, false, hids, out.groups, out.notes));
+  for (const auto& c : tx) out.pdus.push_back(read_pdu(d, c, true, ctx, out.groups, out.notes));
+  for (const auto& c : rx) out.pdus.push_back(read_pdu(d, c, false, ctx, out.groups, out.notes));
   return out;
 }
 

@@ -39,6 +39,7 @@ struct Interface {
   std::map<const void*, std::uint16_t> event_ids;     // event/notifier deployment -> wire id
   std::map<const void*, std::uint16_t> group_ids;     // SOMEIP-EVENT-GROUP -> id
   std::map<std::uint16_t, json> groups;               // id -> {eventgroup, events}
+  std::size_t entries = 0;  // methods, events, eventgroups and their event lists: a provided instance's copy
 };
 
 Interface read_interface(const Document& d, pugi::xml_node dep, std::vector<ImportNote>& notes) {
@@ -102,11 +103,13 @@ Interface read_interface(const Document& d, pugi::xml_node dep, std::vector<Impo
       grouped.insert(it->second);
     }
     i.group_ids[g.internal_object()] = id;
+    i.entries += 1 + evs.size();
     i.groups[id] = {{"eventgroup", hex16(id)}, {"events", evs}};
   }
   for (const auto& [node, id] : i.event_ids)
     if (!grouped.count(id))
       throw ArxmlError(path, "event " + hex16(id) + " is in no SOMEIP-EVENT-GROUP (every event needs one)");
+  i.entries += i.methods.size() + i.events.size();
   return i;
 }
 
@@ -133,9 +136,17 @@ std::string endpoint_address(const Document& d, pugi::xml_node connector) {
     const std::string_view tag = n.name();
     if (tag.size() >= 20 && tag.substr(tag.size() - 20) == "NETWORK-ENDPOINT-REF") {
       const auto ep = d.deref(n);
-      for (const auto& a : d.all("IPV-4-ADDRESS"))
-        for (auto p = a.parent(); p; p = p.parent())
-          if (p == ep) return parse_ipv4(text_of(a), d.path_of(a));
+      // The first IPV-4-ADDRESS inside the endpoint (its subtree only).
+      std::vector<pugi::xml_node> sub{ep};
+      while (!sub.empty()) {
+        const auto e = sub.back();
+        sub.pop_back();
+        if (std::string_view(e.name()) == "IPV-4-ADDRESS") return parse_ipv4(text_of(e), d.path_of(e));
+        std::vector<pugi::xml_node> kids;
+        for (const auto& c : e.children())
+          if (c.type() == pugi::node_element) kids.push_back(c);
+        sub.insert(sub.end(), kids.rbegin(), kids.rend());
+      }
       throw ArxmlError(d.path_of(ep), "network endpoint without an IPV-4-ADDRESS");
     }
     for (const auto& c : n.children())
@@ -149,6 +160,7 @@ std::string endpoint_address(const Document& d, pugi::xml_node connector) {
 SomeipImport import_someip(const Document& d) {
   SomeipImport out;
   std::map<const void*, Mapping> mappings;
+  std::map<const void*, std::string> connector_address;
   for (const auto& m : d.all("SOMEIP-SERVICE-INSTANCE-TO-MACHINE-MAPPING")) {
     if (const auto tcp = only_child(d, m, "TCP-PORT"))
       throw ArxmlError(d.path_of(tcp), "TCP is not supported (layersec carries SOME/IP over UDP only)");
@@ -156,7 +168,10 @@ SomeipImport import_someip(const Document& d) {
     if (const auto p = child_uint_opt(d, m, "UDP-PORT", 1, 65535)) mp.udp_port = static_cast<std::uint16_t>(*p);
     if (const auto cref = only_child(d, m, "COMMUNICATION-CONNECTOR-REF")) {
       const auto connector = d.deref(cref);
-      const std::string addr = endpoint_address(d, connector);
+      auto known = connector_address.find(connector.internal_object());
+      if (known == connector_address.end())
+        known = connector_address.emplace(connector.internal_object(), endpoint_address(d, connector)).first;
+      const std::string& addr = known->second;
       if (out.unicast && *out.unicast != addr)
         throw ArxmlError(d.path_of(cref), "maps to " + addr + " while another mapping uses " + *out.unicast +
                                               ": one file describes one node");
@@ -184,6 +199,16 @@ SomeipImport import_someip(const Document& d) {
     if (it == interfaces.end()) it = interfaces.emplace(dep.internal_object(), read_interface(d, dep, out.notes)).first;
     return it->second;
   };
+  // One node's deployment: refuse output that only a hostile file would ask
+  // for (every provided instance copies its deployment's methods, events and
+  // eventgroups, so a few instances of one big deployment would multiply it).
+  std::size_t emitted = 0;
+  for (const auto& inst : d.all("PROVIDED-SOMEIP-SERVICE-INSTANCE")) {
+    emitted += interface_of(inst).entries + 1;
+    if (emitted > kMaxEntries)
+      throw ArxmlError(d.path_of(inst), "more than " + std::to_string(kMaxEntries) +
+                                            " methods, events and eventgroups in the node: not one node's deployment");
+  }
   for (const auto& inst : d.all("PROVIDED-SOMEIP-SERVICE-INSTANCE")) {
     const Interface& i = interface_of(inst);
     const auto instance = child_uint(d, inst, "SERVICE-INSTANCE-ID", 1, 0xFFFE);

@@ -16,6 +16,7 @@
 // without a notifier or an event in no eventgroup.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -28,6 +29,11 @@
 #include "layersec/arxml/document.h"
 
 namespace layersec::arxml {
+
+// At most this many methods, events, eventgroups and eventgroup members over
+// the provided instances (each instance copies its deployment's): far more
+// than one node offers, far less than a hostile file could multiply.
+inline constexpr std::size_t kMaxEntries = 1u << 16;
 
 struct SomeipImport {
   nlohmann::json services = nlohmann::json::array();  // node "services"
