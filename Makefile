@@ -3,11 +3,12 @@
 #               (layersec demo: the paper's ten scenarios; results in build/demo-results)
 #   make test   install dependencies, build, run the whole ctest suite
 # Other targets: test-asan (ASan+UBSan build with clang, Debug), fuzz (libFuzzer
-# build with clang), bench (Release benchmarks), clean.
+# build with clang), bench (Release benchmarks), package (Release build and the
+# Debian package build/release/layersec_*.deb, docs/install.md), clean.
 JOBS ?= $(shell nproc)
 CMAKE_COMMON = -G Ninja -DLAYERSEC_WERROR=ON
 
-.PHONY: deps demo test test-asan fuzz fuzz-campaign bench clean
+.PHONY: deps demo test test-asan fuzz fuzz-campaign bench package clean
 
 deps:
 	@./scripts/install-deps.sh
@@ -46,6 +47,13 @@ fuzz-campaign: deps
 bench: deps build/release/build.ninja
 	cmake --build build/release -j $(JOBS) --target layersec
 	./build/release/apps/layersec/layersec bench crypto --json build/release/bench-crypto.json
+
+# The CLI, the static libraries, headers, CMake and pkg-config files, the
+# selftest vectors and the docs in one .deb (CPack; cmake/layersec_install.cmake).
+package: deps build/release/build.ninja
+	cmake --build build/release -j $(JOBS) --target layersec_install_set
+	cd build/release && cpack -G DEB
+	@ls build/release/layersec_*.deb
 
 clean:
 	rm -rf build

@@ -28,12 +28,6 @@
 #include "layersec/selftest/chaskey_xcheck.h"
 #include "layersec/selftest/selftest.h"
 
-#ifndef LAYERSEC_SOURCE_DIR
-// Set by apps/layersec/CMakeLists.txt; the environment variable
-// LAYERSEC_SOURCE_DIR (set by ctest) or --testdata overrides it.
-#define LAYERSEC_SOURCE_DIR "."
-#endif
-
 namespace layersec::app {
 namespace {
 
@@ -110,7 +104,7 @@ int run_chaskey_xcheck(const std::string& path) {
 
 int run(const Options& o) {
   if (!o.chaskey_xcheck.empty()) return run_chaskey_xcheck(o.chaskey_xcheck);
-  selftest::VectorDirs dirs = selftest::vector_dirs_from_environment(default_vectors_dir(), LAYERSEC_SOURCE_DIR);
+  selftest::VectorDirs dirs = selftest::vector_dirs_from_environment(default_vectors_dir(), default_source_dir());
   if (!o.vectors.empty()) dirs.shared = o.vectors;
   if (!o.testdata.empty()) dirs.testdata = o.testdata;
   const MonotonicClock clock;
@@ -141,7 +135,7 @@ const CommandRegistration reg(90, [](CLI::App& root) {
   cmd->add_option("--vectors", opts->vectors, "folder of the shared vectors (default: ../shared/vectors)")
       ->check(CLI::ExistingDirectory);
   cmd->add_option("--testdata", opts->testdata,
-                  "the repository's testdata folder (default: $LAYERSEC_SOURCE_DIR/testdata)")
+                  "the repository's testdata folder (default: $LAYERSEC_SOURCE_DIR/testdata, else the installed or built-from copy)")
       ->check(CLI::ExistingDirectory);
   cmd->add_option("--json", opts->json_path, "also write the results as JSON to FILE")->check(kOutputFile);
   cmd->add_option("--chaskey-xcheck", opts->chaskey_xcheck, "")->group("")->check(kRegularFile);

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <iostream>
 #include <string>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -45,9 +47,32 @@ int run_commands(CLI::App& app, int argc, const char* const* argv) {
   return exit_code();
 }
 
+namespace {
+// PREFIX/share/layersec when this binary runs from an installed PREFIX/bin
+// (make package, cmake --install), else empty.
+std::filesystem::path installed_data_dir() {
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return {};
+  auto dir = exe.parent_path().parent_path() / "share" / "layersec";
+  if (!std::filesystem::is_directory(dir / "testdata", ec)) return {};
+  return dir;
+}
+}  // namespace
+
 std::string default_vectors_dir() {
   if (const char* e = std::getenv("LAYERSEC_VECTORS_DIR"); e && *e) return e;
+  if (const auto d = installed_data_dir(); !d.empty()) return (d / "vectors").string();
   return LAYERSEC_DEFAULT_VECTORS_DIR;
+}
+
+std::string default_source_dir() {
+  if (const auto d = installed_data_dir(); !d.empty()) return d.string();
+#ifdef LAYERSEC_SOURCE_DIR
+  return LAYERSEC_SOURCE_DIR;
+#else
+  return ".";
+#endif
 }
 
 }  // namespace layersec::app

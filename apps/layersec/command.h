@@ -25,8 +25,13 @@ CLI::App& bench_group(CLI::App& root);
 void set_exit_code(int code);
 int exit_code();
 
-// Default folder of the shared vectors (compiled in; LAYERSEC_VECTORS_DIR
-// in the environment overrides it).
+// Default folder of the shared vectors: LAYERSEC_VECTORS_DIR from the
+// environment, else PREFIX/share/layersec/vectors for an installed binary,
+// else the folder compiled in.
 std::string default_vectors_dir();
+// Folder holding testdata/: PREFIX/share/layersec for an installed binary,
+// else the source tree the binary was built from (LAYERSEC_SOURCE_DIR in the
+// environment still overrides it where a command reads it).
+std::string default_source_dir();
 
 }  // namespace layersec::app

@@ -7,7 +7,20 @@
 // In debug builds (NDEBUG not defined) a Result that is destroyed without its
 // state ever having been inspected (ok(), has_value(), operator bool, error())
 // aborts, in the style of llvm::Error, so an ignored failure cannot slip by.
+//
+// LAYERSEC_RESULT_CHECKS (1: the check, 0: none; default: 1 unless NDEBUG)
+// changes the layout of Result, so a program linking the installed layersec
+// libraries must use the libraries' value: the installed CMake targets and
+// pkg-config files define it (cmake/layersec_install.cmake).
 #pragma once
+
+#ifndef LAYERSEC_RESULT_CHECKS
+#ifdef NDEBUG
+#define LAYERSEC_RESULT_CHECKS 0
+#else
+#define LAYERSEC_RESULT_CHECKS 1
+#endif
+#endif
 
 #include <cassert>
 #include <cstdlib>
@@ -30,7 +43,7 @@ struct Unit {};
 // Debug-only "was this result looked at" flag. Costs nothing in release.
 class CheckFlag {
  public:
-#ifndef NDEBUG
+#if LAYERSEC_RESULT_CHECKS
   CheckFlag() = default;
   CheckFlag(const CheckFlag& o) : checked_(false) { o.checked_ = true; }
   CheckFlag(CheckFlag&& o) noexcept : checked_(o.checked_) { o.checked_ = true; }
