@@ -68,28 +68,33 @@ print(f"report_html: self-contained ({len(html)} bytes)")
 PY
 
 # 2. Render it: DOM and screenshot in one run, no network.
-uri="$(python3 -c 'import pathlib, sys; print(pathlib.Path(sys.argv[1]).resolve().as_uri())' "$page")"
-profile="$(mktemp -d)"
-if ! timeout 180 "$chromium" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-    --disable-background-networking --disable-component-update --disable-sync --user-data-dir="$profile" \
-    --host-resolver-rules="MAP * ~NOTFOUND" --hide-scrollbars --enable-logging=stderr --log-level=0 \
-    --window-size=1400,6500 --screenshot="$tmp/report.png" --dump-dom "$uri" \
-    > "$tmp/dom.html" 2> "$tmp/chromium.log"; then
+# render PAGE PNG DOM: fails on a render error or any console message.
+render() {
+  local uri profile
+  uri="$(python3 -c 'import pathlib, sys; print(pathlib.Path(sys.argv[1]).resolve().as_uri())' "$1")"
+  profile="$(mktemp -d)"
+  if ! timeout 180 "$chromium" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+      --disable-background-networking --disable-component-update --disable-sync --user-data-dir="$profile" \
+      --host-resolver-rules="MAP * ~NOTFOUND" --hide-scrollbars --enable-logging=stderr --log-level=0 \
+      --window-size=1400,6500 --screenshot="$2" --dump-dom "$uri" > "$3" 2> "$tmp/chromium.log"; then
+    rm -rf "$profile"
+    tail -20 "$tmp/chromium.log"
+    fail "chromium could not render $1"
+  fi
   rm -rf "$profile"
-  tail -20 "$tmp/chromium.log"
-  fail "chromium could not render report.html"
-fi
-rm -rf "$profile"
-if grep -q "CONSOLE" "$tmp/chromium.log"; then
-  grep "CONSOLE" "$tmp/chromium.log" >&2
-  fail "the page logged console messages (a refused fetch?)"
-fi
-head -c 8 "$tmp/report.png" | od -An -tx1 | tr -d ' \n' | grep -q '^89504e470d0a1a0a$' || fail "no PNG screenshot"
-# A blank page compresses to a few KiB; the rendered report is far larger.
-[[ "$(stat -c %s "$tmp/report.png")" -gt 100000 ]] || fail "the screenshot looks blank"
+  if grep -q "CONSOLE" "$tmp/chromium.log"; then
+    grep "CONSOLE" "$tmp/chromium.log" >&2
+    fail "the page logged console messages (a refused fetch?)"
+  fi
+  head -c 8 "$2" | od -An -tx1 | tr -d ' \n' | grep -q '^89504e470d0a1a0a$' || fail "no PNG screenshot"
+  # A blank page compresses to a few KiB; the rendered report is far larger.
+  [[ "$(stat -c %s "$2")" -gt 100000 ]] || fail "the screenshot of $1 looks blank"
+}
+render "$page" "$tmp/report.png" "$tmp/dom.html"
 
-# 3. The rendered DOM has every table and chart, with data.
-python3 - "$tmp/dom.html" <<'PY'
+# 3. The rendered DOM has every table and chart, with data. The checker's
+# helpers are shared with the bench page (step 6).
+cat > "$tmp/dom_check.py" <<'PY'
 import sys
 from html.parser import HTMLParser
 
@@ -157,7 +162,19 @@ def chart(id_, series, paper=False):
         assert any("paper" in g["attrs"]["class"] for g in drawn), f"chart {id_}: no series of the paper's"
         assert "the paper's" in text(f), f"chart {id_}: the paper's figures not labelled"
 
-table("table-paper-scenarios-sim", 10, paper=True)
+PY
+python3 - "$tmp/dom.html" "$tmp/dom_check.py" "$out/results.json" <<'PY'
+import json, sys
+exec(open(sys.argv[2], encoding="utf-8").read())
+t = table("table-paper-scenarios-sim", 10, paper=True)
+# The figures are the run's: every row's p99 (ours, µs) and mean (the paper's, ms) as results.json has them.
+by_id = {r["paper"]["id"]: r for r in json.load(open(sys.argv[3]))["scenarios"] if (r.get("paper") or {}).get("id")}
+body = [n for n in walk(t) if n["tag"] == "tbody"][0]
+for tr in [c for c in body["children"] if c["tag"] == "tr"]:
+    cells = [text(c) for c in tr["children"] if c["tag"] in ("th", "td")]
+    r = by_id[cells[0]]
+    assert cells[6] == "%.*f" % (0 if r["p99_us"] >= 1000 else 1, r["p99_us"]), f"{cells[0]}: p99 {cells[6]} vs {r['p99_us']}"
+    assert cells[10] == "%.2f" % r["paper"]["mean_ms"], f"{cells[0]}: the paper's mean {cells[10]}"
 table("table-paper-cost-sim", 10, paper=True)
 table("table-establishment-paper-scenarios", 4, paper=True)
 table("table-group-size", 6, paper=True)
@@ -187,6 +204,34 @@ keep="${LAYERSEC_TEST_ARTIFACTS:-$PWD/test-artifacts}/report_html"
 mkdir -p "$keep"
 cp "$page" "$out/results.json" "$tmp/report.png" "$keep/"
 echo "report_html: kept $keep/report.html and $keep/report.png"
+
+# 6. `bench scenarios --out DIR` writes its page too: every series it ran as a
+# table with its rows, the sweep charts drawn.
+if ! "$LAYERSEC" bench scenarios --quick --iterations 5 --seed 5 --no-tp --out "$tmp/bench" \
+    > "$tmp/bench_stdout.txt" 2> "$tmp/bench_stderr.txt"; then
+  cat "$tmp/bench_stdout.txt" "$tmp/bench_stderr.txt"
+  fail "layersec bench scenarios exited non-zero"
+fi
+grep -q "^report: .*report.html" "$tmp/bench_stdout.txt" || fail "bench scenarios did not say where report.html is"
+render "$tmp/bench/report.html" "$tmp/report_bench.png" "$tmp/dom_bench.html"
+python3 - "$tmp/dom_bench.html" "$tmp/dom_check.py" "$tmp/bench/results.json" <<'PY'
+import collections, json, sys
+exec(open(sys.argv[2], encoding="utf-8").read())
+rows = collections.Counter(r["series"] for r in json.load(open(sys.argv[3]))["scenarios"])
+assert set(rows) >= {"payload", "group-size", "dtls-fanout", "background-load"}, f"series {sorted(rows)}"
+for series, n in rows.items():
+    table(f"table-{series}", n, paper=(series == "group-size"))
+    if series != "dtls-fanout":  # the fan-out rows keep no samples (summaries only): no CDF
+        chart(f"chart-cdf-{series}", 2)
+chart("chart-payload", 2)
+chart("chart-dtls-fanout", 4)
+chart("chart-group-growth", 3, paper=True)
+run = text(dom.by_id["run"])
+assert "layersec bench scenarios" in run and "topology" in run, "the run section does not name the command and topology"
+print(f"report_html: bench page DOM OK ({len(dom.tags)} elements, {sum(rows.values())} rows)")
+PY
+cp "$tmp/bench/report.html" "$keep/report_bench.html"
+cp "$tmp/report_bench.png" "$keep/"
 
 # 5. Progress: a line on a terminal, nothing when piped (checked above).
 if command -v script > /dev/null; then

@@ -40,7 +40,7 @@ caption{caption-side:top;text-align:left;font-weight:600;padding:8px 10px 6px;fo
 th,td{padding:4px 7px;border-bottom:1px solid var(--line)}
 tbody th{text-align:left;font-weight:600;white-space:nowrap}
 td.text{white-space:nowrap}
-thead th{background:#f3f4f6;font-weight:600;text-align:left;vertical-align:bottom;white-space:nowrap}
+thead th{background:#f3f4f6;font-weight:600;text-align:left;vertical-align:bottom;min-width:3.5em}
 thead th.num{text-align:right}
 thead th .unit{display:block;font-weight:400;color:var(--muted);font-size:11px}
 thead th.group{text-align:center;font-size:12px;letter-spacing:.3px;text-transform:uppercase}

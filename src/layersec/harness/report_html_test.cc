@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -355,6 +356,81 @@ TEST(HarnessReportHtmlTest, ZonalSectionReadsTheZonalSectionsJson) {
   // Garbage in: a section, no crash.
   EXPECT_NO_THROW((void)zonal_report_section(nlohmann::json(3)));
   EXPECT_NO_THROW((void)zonal_report_section(nlohmann::json::parse(R"({"rows": [1, "x", {"hops": "a"}]})")));
+}
+
+// The series of `bench scenarios` beyond the paper's: a table each and a
+// sweep chart where the rows vary the swept value (payload, N, rate).
+TEST(HarnessReportHtmlTest, BenchSeriesGetTablesAndSweepCharts) {
+  std::vector<ScenarioResult> rows;
+  for (std::size_t payload : {64u, 1024u}) {
+    for (const char* sec : {"none", "secoc"}) {
+      rows.push_back(make_row(std::string(sec) + "-p" + std::to_string(payload), "payload", "", sec,
+                              std::string(sec) == "none" ? "none" : "psk", 1, 10.0 + static_cast<double>(payload) / 64));
+      rows.back().payload_bytes = payload;
+    }
+  }
+  for (int n : {2, 8}) {
+    rows.push_back(make_row("dtls-n" + std::to_string(n), "dtls-fanout", "", "dtls", "none", n, 30.0 * n));
+    rows.push_back(make_row("group-n" + std::to_string(n), "dtls-fanout", "", "secoc", "group-psk", n, 12.0));
+  }
+  for (double pacing : {10.0, 1.0}) {
+    rows.push_back(make_row("rate-" + cell_number(pacing, 0), "rate", "", "hybrid", "psk", 2, 20.0 / pacing));
+    rows.back().pacing_ms = pacing;
+  }
+  rows.push_back(make_row("tp", "someip-tp", "", "secoc", "psk", 1, 500));  // one point: no sweep chart
+  const ReportDocument doc = scenario_report(test_info(), test_machine(), rows, {});
+  std::map<std::string, const ReportSection*> by;
+  for (const auto& s : doc.sections) by[s.id] = &s;
+  for (const char* id : {"run", "payload", "dtls-fanout", "rate", "someip-tp", "notes"}) {
+    ASSERT_TRUE(by.count(id)) << id;
+  }
+  EXPECT_FALSE(by.count("paper-scenarios"));
+  EXPECT_FALSE(by.count("group-size"));
+
+  const auto line = [&](const char* section, const char* chart) -> const LineChart* {
+    for (const auto& f : by[section]->figures) {
+      const auto* c = std::get_if<LineChart>(&f.chart);
+      if (c && c->id == chart) return c;
+    }
+    return nullptr;
+  };
+  const LineChart* payload = line("payload", "chart-payload");
+  ASSERT_NE(payload, nullptr);
+  ASSERT_EQ(payload->series.size(), 4u);  // unsecured and SecOC-PSK, mean and p99
+  for (const auto& s : payload->series) {
+    ASSERT_EQ(s.points.size(), 2u) << s.label;
+    EXPECT_EQ(s.points[0].first, 64);
+    EXPECT_EQ(s.points[1].first, 1024);
+    EXPECT_FALSE(s.paper);
+  }
+  const LineChart* dtls = line("dtls-fanout", "chart-dtls-fanout");
+  ASSERT_NE(dtls, nullptr);
+  EXPECT_EQ(dtls->series.size(), 4u);
+  EXPECT_EQ(dtls->x_scale, AxisScale::kLog2);
+  const LineChart* rate = line("rate", "chart-rate");
+  ASSERT_NE(rate, nullptr);
+  ASSERT_EQ(rate->series.size(), 1u);  // p99 only
+  ASSERT_EQ(rate->series[0].points.size(), 2u);
+  EXPECT_DOUBLE_EQ(rate->series[0].points[0].first, 100.0);  // events/s from the rows' pacing
+  EXPECT_DOUBLE_EQ(rate->series[0].points[1].first, 1000.0);
+  EXPECT_DOUBLE_EQ(rate->series[0].points[1].second, rows[9].latency.p99);
+  ASSERT_EQ(rate->rules.size(), 1u);
+  EXPECT_EQ(line("someip-tp", "chart-someip-tp"), nullptr);
+  EXPECT_NE(line("someip-tp", "chart-cdf-someip-tp"), nullptr);
+
+  // The rate table has the rate column; every table has its rows.
+  const ReportTable& rt = by["rate"]->tables.at(0);
+  EXPECT_EQ(rt.rows.size(), 2u);
+  bool rate_col = false;
+  for (const auto& c : rt.columns) rate_col = rate_col || c.unit == "events/s";
+  EXPECT_TRUE(rate_col);
+  EXPECT_EQ(by["payload"]->tables.at(0).rows.size(), 4u);
+  EXPECT_EQ(by["dtls-fanout"]->tables.at(0).rows.size(), 4u);
+  const std::string html = render_report_html(doc);
+  for (const char* id : {"table-payload", "table-dtls-fanout", "table-rate", "table-someip-tp", "chart-payload",
+                         "chart-dtls-fanout", "chart-rate"}) {
+    EXPECT_NE(html.find(std::string("id=\"") + id + "\""), std::string::npos) << id;
+  }
 }
 
 TEST(HarnessReportHtmlTest, MachineInfoParsers) {

@@ -419,7 +419,7 @@ std::vector<ReportFigure> group_figures(const Rows& rows) {
     }
   }
   ChartSeries ph{"the paper's hybrid PSK (Table 21)", {}, SeriesStyle::kLineMarkers, 1, false, true};
-  ChartSeries pd{"the paper's DTLS fan-out (Table 21)", {}, SeriesStyle::kLineMarkers, 4, false, true};
+  ChartSeries pd{"the paper's DTLS (Table 21)", {}, SeriesStyle::kLineMarkers, 4, false, true};
   for (const auto& p : pts) {
     if (h2 > 0) ph.points.emplace_back(p.n, p.hybrid_ms / h2);
     if (d2 > 0) pd.points.emplace_back(p.n, p.dtls_ms / d2);

@@ -28,7 +28,7 @@ constexpr double kBottomMargin = 48;
 constexpr double kLegendRow = 16;
 constexpr double kMinHeight = 340;
 constexpr std::size_t kLegendChars = 34;
-constexpr double kCharWidth = 6.1;  // of the 11-unit legend font, roughly
+constexpr double kCharWidth = 6.6;  // of the 11-unit legend font, roughly (wide sans fonts)
 
 struct Frame {
   double right = 0;        // plot area's right edge
@@ -52,7 +52,7 @@ std::size_t utf8_length(const std::string& s) {
 Frame make_frame(const std::vector<std::string>& labels) {
   std::size_t longest = 0;
   for (const auto& l : labels) longest = std::max(longest, std::min(utf8_length(l), kLegendChars));
-  const double legend = std::clamp(30 + kCharWidth * static_cast<double>(longest), 90.0, 240.0);
+  const double legend = std::clamp(36 + kCharWidth * static_cast<double>(longest), 90.0, 260.0);
   Frame f;
   f.right = kWidth - legend - 10;
   f.legend_left = f.right + 14;
