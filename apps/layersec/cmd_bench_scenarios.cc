@@ -47,7 +47,7 @@ const CommandRegistration reg(57, [](CLI::App& root) {
       ->check(whole_in(1, 1000000));
   cmd->add_option("--seed", o->seed, "simulation seed (default 1)")->check(whole_in(0, ~std::uint64_t{0}));
   cmd->add_option("--json", o->json_path, "write the rows (results.json layout) to FILE")->check(kOutputFile);
-  cmd->add_option("--out", o->out_dir, "also write a full results folder (csv, report.md, plots)")->check(kOutputDir);
+  cmd->add_option("--out", o->out_dir, "also write a full results folder (csv, report.md, report.html, plots)")->check(kOutputDir);
   cmd->add_flag("--quick", o->quick, "fewer sizes (smoke run)");
   cmd->add_option("--payloads", o->payloads, "payload sizes in bytes (default 64 256 512 1024 1400)")
       ->check(whole_in(8, 1400));

@@ -36,7 +36,7 @@ const CommandRegistration reg(5, [](CLI::App& root) {
   auto* it = cmd->add_option("--iterations", o->iterations, "measured iterations per scenario (default 500)")
                  ->check(whole_in(1, 1000000));
   cmd->add_option("--seed", o->seed, "simulation seed (default 1)")->check(whole_in(0, ~std::uint64_t{0}));
-  cmd->add_option("--out", o->out, "results folder (default build/demo-results)")->check(kOutputDir);
+  cmd->add_option("--out", o->out, "results folder: json, csv, report.md, report.html, plots (default build/demo-results)")->check(kOutputDir);
   cmd->add_flag("--quick", o->quick, "smoke run: 20 iterations and group sizes 1, 2, 4 (unless given)");
   cmd->add_flag("--no-plots", o->no_plots, "do not call gnuplot");
   cmd->add_option("--groups", o->groups, "multicast group sizes for the group-size sweep (default 1 2 4 8 16)")

@@ -3,7 +3,8 @@
 # results.json holds the ten paper sub-scenarios (1-A .. 3b-B) with sane fields
 # (completed == iterations, p50 <= p95 <= p99 <= max, a baseline ratio on
 # every row, RSA rows with an establishment time, no security drops), the
-# group-size rows exist, results.csv and report.md exist, and when gnuplot is
+# group-size rows exist, results.csv, report.md and report.html (with its
+# tables and charts; tests/cli/report_html_chromium.sh renders it) exist, and when gnuplot is
 # installed the plots exist and are PNG files; zonal.json has gPTP rows that
 # keep ST within its bound and align the gates better than free-running clocks.
 # Usage: demo_smoke.sh /path/to/layersec
@@ -19,10 +20,13 @@ if ! "$LAYERSEC" demo --quick --iterations 15 --seed 3 --out "$tmp/out" > "$tmp/
 fi
 cat "$tmp/stdout.txt"
 
-for f in results.json results.csv report.md; do
+for f in results.json results.csv report.md report.html; do
   [ -s "$tmp/out/$f" ] || { echo "FAIL: $f missing or empty" >&2; exit 1; }
 done
 grep -q "paper" "$tmp/out/report.md" || { echo "FAIL: report.md has no paper column" >&2; exit 1; }
+for id in table-paper-scenarios-sim table-group-size table-zonal chart-cdf-paper-scenarios chart-group-growth chart-zonal; do
+  grep -q "id=\"$id\"" "$tmp/out/report.html" || { echo "FAIL: report.html has no $id" >&2; exit 1; }
+done
 
 python3 - "$tmp/out/results.json" <<'PY'
 import json, sys

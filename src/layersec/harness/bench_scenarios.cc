@@ -2,6 +2,7 @@
 
 #include <exception>
 #include <memory>
+#include <sstream>
 #include <vector>
 
 #include "layersec/harness/dtls_fanout_rows.h"
@@ -26,6 +27,7 @@ int run_sim(const BenchScenarioOptions& o, std::ostream& out, std::ostream& err)
                 "kex::GroupKeyManager group key delivered by Mode B, and best-effort background load (UDP datagrams "
                 "from a load host to every subscriber; their processing is measured like any other work and placed on "
                 "the subscribers' simulated CPUs, where it delays the iteration's work it overlaps)."};
+  info.settings = bench_settings(o);
   out << "layersec bench scenarios --topology sim\nmethod: " << info.method << "\n\n";
 
   // 2. Runners: the simulated segment, then the DTLS fan-out baseline.
@@ -53,6 +55,26 @@ int run_sim(const BenchScenarioOptions& o, std::ostream& out, std::ostream& err)
 }
 
 }  // namespace
+
+std::vector<std::pair<std::string, std::string>> bench_settings(const BenchScenarioOptions& o) {
+  auto list = [](const auto& v) {
+    std::ostringstream s;
+    for (const auto& x : v) s << (s.tellp() > 0 ? " " : "") << x;
+    return v.empty() ? std::string("default") : s.str();
+  };
+  std::vector<std::pair<std::string, std::string>> out = {{"topology", o.topology},
+                                                          {"quick", o.quick ? "yes" : "no"},
+                                                          {"payloads (bytes)", list(o.payloads)},
+                                                          {"group sizes", list(o.group_sizes)}};
+  if (o.topology == "sim") {
+    out.insert(out.end(), {{"background load (Mb/s per subscriber)", list(o.load_mbps)},
+                           {"SOME/IP-TP rows", o.tp ? "yes" : "no (--no-tp)"},
+                           {"DTLS fan-out rows", o.dtls ? "yes" : "no (--no-dtls)"}});
+  }
+  if (!o.json_path.empty()) out.emplace_back("json", o.json_path);
+  if (!o.out_dir.empty()) out.emplace_back("results folder", o.out_dir);
+  return out;
+}
 
 int run_bench_scenarios(const BenchScenarioOptions& o, const NetnsScenarioOptions& netns, std::ostream& out,
                         std::ostream& err) {

@@ -7,6 +7,9 @@
 #pragma once
 
 #include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "layersec/harness/scenario.h"
 
@@ -21,5 +24,9 @@ struct NetnsScenarioOptions;  // netns_scenarios.h
 // interrupted).
 int run_bench_scenarios(const BenchScenarioOptions& options, const NetnsScenarioOptions& netns, std::ostream& out,
                         std::ostream& err);
+
+// The options as RunInfo::settings for the reports ("payloads", "64 1400";
+// an empty list reads "default").
+[[nodiscard]] std::vector<std::pair<std::string, std::string>> bench_settings(const BenchScenarioOptions& options);
 
 }  // namespace layersec::harness

@@ -7,6 +7,8 @@
 
 #include "layersec/base/file.h"
 #include "layersec/harness/plots.h"
+#include "layersec/harness/report_scenarios.h"
+#include "layersec/harness/report_zonal.h"
 #include "layersec/harness/results.h"
 #include "layersec/harness/results_output.h"
 #include "layersec/harness/results_table.h"
@@ -49,6 +51,12 @@ RunInfo demo_run_info(const DemoOptions& o) {
   return info;
 }
 
+std::string join_numbers(const std::vector<int>& v) {
+  std::string s;
+  for (int n : v) s += (s.empty() ? "" : " ") + std::to_string(n);
+  return s;
+}
+
 // Notes the rows whose loop saw security drops or timeouts (expected none).
 void write_warnings(std::ostream& out, const std::vector<ScenarioResult>& rows) {
   for (const auto& r : rows) {
@@ -61,9 +69,10 @@ void write_warnings(std::ostream& out, const std::vector<ScenarioResult>& rows) 
 
 // The zonal network section (docs/tsn.md, "Zonal network (simulated)"):
 // hops 1-4 with the shaper on / strict / FIFO and the compromised switch,
-// printed, written to zonal.json and drawn as zonal.png. False on a failure
-// (a property broken or a file not written).
-bool run_zonal_section(const DemoOptions& o, std::ostream& out, std::ostream& err) {
+// printed, written to zonal.json and drawn as zonal.png; `json` receives
+// zonal.json's document for report.html (left null when the sweep threw).
+// False on a failure (a property broken or a file not written).
+bool run_zonal_section(const DemoOptions& o, std::ostream& out, std::ostream& err, nlohmann::json& json) {
   ZonalSweepOptions zo;
   zo.cycles = o.quick ? 100 : 1000;
   zo.seed = o.seed;
@@ -83,9 +92,10 @@ bool run_zonal_section(const DemoOptions& o, std::ostream& out, std::ostream& er
   for (const auto& r : rep.rows)
     ok = ok && (r.shaper == ZonalShaper::kFifo || r.clock == ZonalClock::kFree || r.st_over_bound == 0);
   if (!ok) err << "layersec: zonal network: an ST event exceeded its bound or an altered event was accepted\n";
+  json = zonal_json(rep);
   try {
     OutputFile f(o.out_dir + "/zonal.json");
-    f.write(zonal_json(rep).dump(2) + "\n");
+    f.write(json.dump(2) + "\n");
     f.close();
   } catch (const FileError& e) {
     err << "layersec: cannot write zonal.json: " << e.what() << "\n";
@@ -110,7 +120,11 @@ int run_demo(const DemoOptions& o, std::ostream& out, std::ostream& err) {
   std::vector<ScenarioSpec> all = paper_specs;
   all.insert(all.end(), group_specs.begin(), group_specs.end());
 
-  const RunInfo info = demo_run_info(o);
+  RunInfo info = demo_run_info(o);
+  info.settings = {{"group sizes", join_numbers(sizes)},
+                   {"quick", o.quick ? "yes" : "no"},
+                   {"gnuplot PNGs", o.plots ? "yes (when gnuplot is installed)" : "no (--no-plots)"},
+                   {"results folder", o.out_dir}};
   out << "layersec demo: the seed paper's ten sub-scenarios on the simulated segment (Table 14)\n"
       << "method: " << info.method << "\n\n";
   if (o.iterations < 1) {
@@ -149,8 +163,14 @@ int run_demo(const DemoOptions& o, std::ostream& out, std::ostream& err) {
   write_warnings(out, paper.rows);
   std::vector<ScenarioResult> rows = std::move(paper.rows);
   rows.insert(rows.end(), groups.rows.begin(), groups.rows.end());
-  if (!write_results({.json_path = "", .out_dir = o.out_dir, .plots = o.plots}, info, rows, out, err)) return 1;
-  if (!run_zonal_section(o, out, err)) return 1;
+  if (!write_results({.json_path = "", .out_dir = o.out_dir, .plots = o.plots, .html = false}, info, rows, out, err))
+    return 1;
+  nlohmann::json zonal;
+  const bool zonal_ok = run_zonal_section(o, out, err, zonal);
+  // 5. report.html: every table and chart of the run on one page, the zonal section included.
+  std::vector<ReportSection> extra;
+  if (!zonal.is_null()) extra.push_back(zonal_report_section(zonal));
+  if (!write_report_html(o.out_dir, info, rows, extra, out, err) || !zonal_ok) return 1;
   const int failures = paper.failures + groups.failures;
   if (failures) {
     err << "layersec: " << failures << " scenario(s) failed\n";

@@ -4,7 +4,8 @@
 // (sim_runner.h) -> rows with their baselines (results.h) -> the terminal
 // tables (results_table.h) and the results folder (results_output.h:
 // results.json, results.csv, report.md, samples, PNG plots when gnuplot
-// exists).
+// exists), then the zonal network section, then report.html
+// (report_scenarios.h: every table and chart on one self-contained page).
 #pragma once
 
 #include <cstdint>

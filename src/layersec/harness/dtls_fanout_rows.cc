@@ -1,5 +1,6 @@
 #include "layersec/harness/dtls_fanout_rows.h"
 
+#include <functional>
 #include <string>
 
 namespace layersec::harness {
@@ -59,7 +60,18 @@ std::vector<ScenarioResult> run_fanout_scenario_rows(const BenchScenarioOptions&
   err << "dtls fan-out baseline: OpenSSL DTLS 1.2 (Debian 12 ships no DTLS 1.3 library), in-process memory "
          "transport\n";
   std::vector<ScenarioResult> rows;
-  for (const auto& f : run_fanout_table(fo)) rows.push_back(to_scenario_result(f));
+  // On a terminal (options.progress): one line per group size, rewritten per row.
+  const std::size_t total = 3 * fo.group_sizes.size();
+  std::size_t done = 0;
+  std::function<void(const FanoutRow&)> progress;
+  if (o.progress) {
+    progress = [&](const FanoutRow& f) {
+      ++done;
+      err << "\r[dtls " << done << "/" << total << "] " << to_string(f.variant) << " N=" << f.n << "        "
+          << (done % 3 == 0 ? "\n" : "") << std::flush;
+    };
+  }
+  for (const auto& f : run_fanout_table(fo, progress)) rows.push_back(to_scenario_result(f));
   return rows;
 }
 

@@ -19,6 +19,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "layersec/harness/bench_scenarios.h"
 #include "layersec/harness/netns_scenario_rows.h"
 #include "layersec/harness/results_output.h"
 #include "layersec/harness/results_table.h"
@@ -502,6 +503,10 @@ PhaseOutcome describe_run(NetnsRun& r) {
   std::ostream& out = r.out;
   r.info = start_run_info("bench scenarios --topology netns", r.o.seed, r.o.iterations);
   r.info.peak_rss_per_scenario = true;  // every node is a fresh process
+  r.info.settings = bench_settings(r.o);
+  std::string paths;
+  for (LinkPath p : nn.paths) paths += (paths.empty() ? "" : ",") + std::string(path_name(p));
+  r.info.settings.emplace_back("paths", paths);
   r.info.method = netns_method();
   r.info.notes = {
       "Topology: every node is a separate `layersec bench scenario-node` process in its own network namespace "

@@ -6,7 +6,9 @@
 #include <map>
 #include <utility>
 
+#include "layersec/harness/machine_info.h"
 #include "layersec/harness/results_format.h"
+#include "layersec/harness/stats.h"
 
 namespace layersec::harness {
 
@@ -18,15 +20,6 @@ std::string build_type_label() {
 #else
   return "debug (assertions on; timings are not representative)";
 #endif
-}
-
-std::string utc_timestamp() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 std::string host_name() {
@@ -47,6 +40,15 @@ void set_baseline(ScenarioResult& r, double p99, double mean, bool guard) {
 
 }  // namespace
 
+std::string utc_timestamp() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
 std::string timing_model_text(const std::string& timing_model) {
   if (timing_model == kParallelEcus) return "critical-path time of the parallel-ECU model";
   if (timing_model == kSerialOneThread) return "elapsed time on one thread";
@@ -62,6 +64,8 @@ RunInfo start_run_info(std::string command, std::uint64_t seed, int iterations) 
   info.build_type = build_type_label();
   info.started_utc = utc_timestamp();
   info.host = host_name();
+  info.started_monotonic_ns = monotonic_ns();
+  info.load_average = load_average_text();
   return info;
 }
 

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "layersec/harness/stats.h"
@@ -88,7 +89,15 @@ struct RunInfo {
   bool peak_rss_per_scenario = false;
   std::string method;       // one paragraph on how latency was measured
   std::vector<std::string> notes;
+  // The options the run was given, as the reports print them ("group sizes",
+  // "1 2 4"); filled by the command (report.html's settings).
+  std::vector<std::pair<std::string, std::string>> settings;
+  std::int64_t started_monotonic_ns = 0;  // monotonic_ns() at start_run_info (the run's duration)
+  std::string load_average;               // the machine's load average at start ("" when unknown)
 };
+
+// Now in UTC as "2026-11-30T08:00:00Z".
+[[nodiscard]] std::string utc_timestamp();
 
 // What a latency under `timing_model` is, in a few words for labels:
 // "critical-path time of the parallel-ECU model" (kParallelEcus), "elapsed

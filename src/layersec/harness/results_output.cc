@@ -7,6 +7,7 @@
 
 #include "layersec/base/file.h"
 #include "layersec/harness/plots.h"
+#include "layersec/harness/report_scenarios.h"
 #include "layersec/harness/results_csv.h"
 #include "layersec/harness/results_json.h"
 #include "layersec/harness/results_markdown.h"
@@ -20,7 +21,7 @@ void write_text_file(const std::string& path, const std::string& text) {
 }
 
 bool write_results_folder(const std::string& dir, const RunInfo& info, const std::vector<ScenarioResult>& rows,
-                          bool plots, std::ostream& out, std::ostream& err) {
+                          bool plots, std::ostream& out, std::ostream& err, bool html) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::create_directories(fs::path(dir) / "samples", ec);
@@ -51,6 +52,7 @@ bool write_results_folder(const std::string& dir, const RunInfo& info, const std
     });
   }
   out << "results: " << (fs::path(dir) / "results.json").string() << ", results.csv, report.md, samples/\n";
+  if (html) ok = write_report_html(dir, info, rows, {}, out, err) && ok;
   if (plots) {
     const PlotOutcome p = write_plots(dir, rows);
     if (!p.files.empty()) out << "plots: " << p.files.size() << " PNG files in " << dir << "\n";
@@ -71,7 +73,9 @@ bool write_results(const ResultsOutput& output, const RunInfo& info, const std::
       ok = false;
     }
   }
-  if (!output.out_dir.empty()) ok = write_results_folder(output.out_dir, info, rows, output.plots, out, err) && ok;
+  if (!output.out_dir.empty()) {
+    ok = write_results_folder(output.out_dir, info, rows, output.plots, out, err, output.html) && ok;
+  }
   return ok;
 }
 

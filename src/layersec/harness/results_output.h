@@ -18,6 +18,9 @@ struct ResultsOutput {
   std::string json_path;  // results.json layout (results_json) in one file
   std::string out_dir;    // the results folder (write_results_folder)
   bool plots = true;      // PNG plots in the folder when gnuplot exists
+  // report.html in the folder (report_scenarios.h). The demo turns it off
+  // here and writes the page itself after its zonal section.
+  bool html = true;
 };
 
 // Writes `text` to `path` (created 0644 or truncated). Throws FileError
@@ -25,13 +28,14 @@ struct ResultsOutput {
 void write_text_file(const std::string& path, const std::string& text);
 
 // Writes into `dir` (created if missing): results.json, results.csv,
-// report.md, samples/NAME.txt (every half-RTT sample of a row, in order) and,
-// if `plots`, the PNGs and their data (plots.h). Says what it wrote on `out`;
+// report.md, samples/NAME.txt (every half-RTT sample of a row, in order),
+// if `html` report.html (report_scenarios.h) and, if `plots`, the PNGs and
+// their data (plots.h). Says what it wrote on `out`;
 // a file that cannot be written is reported on `err` ("layersec: PATH:
 // reason") and the others are still written. Returns false when any file
 // (not a plot) could not be written.
 bool write_results_folder(const std::string& dir, const RunInfo& info, const std::vector<ScenarioResult>& rows,
-                          bool plots, std::ostream& out, std::ostream& err);
+                          bool plots, std::ostream& out, std::ostream& err, bool html = true);
 
 // The json file ("json: PATH" on `out`), then the folder, as `output` asks.
 // Returns false when anything could not be written (reported on `err`).
