@@ -259,11 +259,13 @@ echo "ok: attack 1 moves the unprotected slave, is refused and counted by the pr
 
 # --- 2. Announce hijack (priority1 0) with the attacker's own Sync/Follow_Up
 attacker="$(clock_id 02:00:00:ee:ee:ee)"
-ip netns exec "lpmP$id" "$py" "$lib/ptp_attack.py" hijack "msP$id" 3 "$attacker" 1000000000 >"$work/attack_hijack_P.out" &
+ip netns exec "lpmP$id" "$py" "$lib/ptp_attack.py" hijack "msP$id" 5 "$attacker" 1000000000 >"$work/attack_hijack_P.out" &
 a1=$!
-ip netns exec "lpmU$id" "$py" "$lib/ptp_attack.py" hijack "msU$id" 3 "$attacker" 1000000000 >"$work/attack_hijack_U.out" &
+ip netns exec "lpmU$id" "$py" "$lib/ptp_attack.py" hijack "msU$id" 5 "$attacker" 1000000000 >"$work/attack_hijack_U.out" &
 a2=$!
-rows wait "$work/Us.out" 4 "r['grandmaster'] == '$attacker'" || fail "U: the BMCA never chose the attacker as grandmaster"
+# 5 s of hijack: under load (a sanitizer build beside it) 3 s once ended
+# before a once-a-second status line showed the attacker.
+rows wait "$work/Us.out" 6 "r['grandmaster'] == '$attacker'" || fail "U: the BMCA never chose the attacker as grandmaster"
 wait "$a1" "$a2"
 gm_seen_p="$(rows eval "$work/Ps.out" "sorted({x['grandmaster'] for x in since($n_p)})")"
 [[ "$gm_seen_p" == "['$gm_p']" ]] || fail "P: grandmasters seen: $gm_seen_p"

@@ -163,7 +163,7 @@ def chart(id_, series, paper=False):
         assert "the paper's" in text(f), f"chart {id_}: the paper's figures not labelled"
 
 PY
-python3 - "$tmp/dom.html" "$tmp/dom_check.py" "$out/results.json" <<'PY'
+python3 - "$tmp/dom.html" "$tmp/dom_check.py" "$out/results.json" "$out/zonal.json" <<'PY'
 import json, sys
 exec(open(sys.argv[2], encoding="utf-8").read())
 t = table("table-paper-scenarios-sim", 10, paper=True)
@@ -178,7 +178,7 @@ for tr in [c for c in body["children"] if c["tag"] == "tr"]:
 table("table-paper-cost-sim", 10, paper=True)
 table("table-establishment-paper-scenarios", 4, paper=True)
 table("table-group-size", 6, paper=True)
-table("table-zonal", 12)
+table("table-zonal", len(json.load(open(sys.argv[4]))["rows"]))  # a row per zonal.json row
 chart("chart-overhead-mean-sim", 2, paper=True)
 chart("chart-overhead-p99-sim", 2, paper=True)
 chart("chart-cdf-paper-scenarios", 10)
