@@ -67,6 +67,9 @@ done
 expect_refused "not a regular file" "$layersec" "${u[@]}" --config "$work/fifo.json"
 expect_refused "is a directory" "$layersec" "${u[@]}" --config "$work"
 expect_refused "--name: 'this-name-is-far-too-long'" "$layersec" macsec up --link lo --name this-name-is-far-too-long --config "$work/k16"
+# MKA or static SAKs, and gPTP only beside static SAKs: refused before anything changes.
+expect_refused "--config excludes --mka" "$layersec" "${u[@]}" --config "$work/k16" --mka "$work/k16"
+expect_refused "--ptp: gPTP beside a SecY keyed by MKA is not supported yet" "$layersec" "${u[@]}" --mka "$work/k16" --ptp "$work/k16"
 
 # macsec up: configurations that cannot work, each naming its JSON path.
 config() {  # extra-top-level-members tx-key rx-sci
