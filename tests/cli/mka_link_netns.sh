@@ -7,7 +7,9 @@
 #      server), UDP both ways through the TAPs;
 #   3. 2,000 UDP datagrams/s flow for 4 s while the key server rekeys every 1.5 s
 #      (timers.rekey_interval_ms): at least two rekeys on both sides and no
-#      datagram lost; SIGHUP is refused (keys come from MKA);
+#      datagram lost, with a SIGHUP to the key server among them (a rekey
+#      with reason "operator"); SIGHUP to B, not the key server, is refused
+#      and names the key server;
 #   4. kill -9 of B and a restart: a new SAK, traffic resumes, and B's
 #      frames recorded on the wire before the kill, replayed into A, are
 #      rejected (nothing delivered, A's SecY counts them);
@@ -127,7 +129,7 @@ for i in range(n):
         pass
     s.sendto(b"seq %d " % i + b"x" * 100, (sys.argv[1], int(sys.argv[2])))
 PY
-kill -HUP "$pid_a"
+kill -HUP "$pid_a"  # during the flow: the operator's rekey must lose nothing either
 wait "$receiver" || true
 read -r got sent_max <"$work/rx.txt"
 after="$(count_events "$work/a.out" mka_sak_transmitting)"
@@ -135,8 +137,20 @@ after_b="$(count_events "$work/b.out" mka_sak_transmitting)"
 [[ $((after - before)) -ge 2 && $((after_b - before_b)) -ge 2 ]] ||
   fail "fewer than two rekeys during the flow (A $((after - before)), B $((after_b - before_b)))"
 [[ "$got" == 8000 ]] || fail "lost $((8000 - got)) of 8000 datagrams across $((after - before)) rekeys"
-wait_events "$work/a.out" reload_refused 1 3
-echo "ok: 8000 datagrams at 2000/s across $((after - before)) rekeys, none lost; SIGHUP refused"
+# SIGHUP on the key server asks for a new SAK (reason "operator"); on B,
+# which is not the key server, it is refused and names the key server.
+wait_events "$work/a.out" rekey_requested 1 3
+for _ in $(seq 100); do
+  grep -q '"event":"mka_sak_generated".*"reason":"operator"' "$work/a.out" && break
+  sleep 0.05
+done
+grep -q '"event":"mka_sak_generated".*"reason":"operator"' "$work/a.out" ||
+  fail "SIGHUP on the key server generated no SAK with reason operator"
+kill -HUP "$pid_b"
+wait_events "$work/b.out" rekey_refused 1 3
+[[ "$(last_field "$work/b.out" rekey_refused error)" == *"the key server is 0200001800010001"* ]] ||
+  fail "B's refusal does not name the key server: $(last_field "$work/b.out" rekey_refused error)"
+echo "ok: 8000 datagrams at 2000/s across $((after - before)) rekeys, none lost; SIGHUP rekeys on the key server, refused elsewhere"
 
 # 4. Record B's MACsec frames on A's wire, kill -9 B, restart it.
 ip netns exec "$nsa" "$py" - "$va" "$work/recorded.bin" <<'PY' &

@@ -61,6 +61,7 @@ std::string_view rekey_key(mka::RekeyReason r) {
     case R::kMemberLeft: return "member_left";
     case R::kTimer: return "timer";
     case R::kPnThreshold: return "pn_threshold";
+    case R::kOperator: return "operator";
   }
   return "unknown";
 }
@@ -256,6 +257,14 @@ std::size_t LinkMka::pump(std::size_t budget) {
     handle(std::move(out));
   }
   return n;
+}
+
+bool LinkMka::rekey_now() {
+  if (loop_ == nullptr) return false;
+  auto out = participant_->rekey_now(loop_->now());
+  if (!out) return false;
+  handle(std::move(*out));
+  return true;
 }
 
 void LinkMka::handle(mka::Output out) {

@@ -97,6 +97,9 @@ class LinkMka {
   // Stops the participant (every SA removed: nothing more is protected),
   // unwatches the socket and cancels the timers. Idempotent.
   void stop();
+  // Asks the participant for a new SAK now (Participant::rekey_now): false,
+  // and nothing changes, when this member is not the key server.
+  bool rekey_now();
 
   [[nodiscard]] const mka::Participant& participant() const { return *participant_; }
   [[nodiscard]] const LinkMkaCounters& counters() const { return counters_; }

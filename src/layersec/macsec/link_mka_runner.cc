@@ -63,13 +63,21 @@ int run_mka_link(const LinkRunOptions& o, const std::optional<LinkTsnConfig>& ts
   if (tsn_config) std::cerr << "  tsn " << describe(*tsn_config) << " (" << o.tsn_path << ", CLOCK_TAI)\n";
 
   tap.attach(loop);
-  std::uint64_t reloads_refused = 0;
+  // SIGHUP: a new SAK now, from the key server (there is no configuration
+  // to re-read); another member refuses and says who the key server is.
+  std::uint64_t rekeys_requested = 0, rekeys_refused = 0;
   watch_signals(loop, sfd, [&] {
-    ++reloads_refused;
-    print(nlohmann::json{{"event", "reload_refused"},
-                         {"error", "--mka: SAKs come from MKA, there is no configuration to re-read; a key server "
-                                   "rekeys on membership changes, at the PN threshold and every "
-                                   "timers.rekey_interval_ms"}});
+    if (mka->rekey_now()) {
+      ++rekeys_requested;
+      print(nlohmann::json{{"event", "rekey_requested"}, {"t_ns", loop.now().ns()}});
+      return;
+    }
+    ++rekeys_refused;
+    const auto ks = mka->participant().key_server_sci();
+    print(nlohmann::json{{"event", "rekey_refused"},
+                         {"t_ns", loop.now().ns()},
+                         {"error", "SIGHUP asks for a new SAK, and only the key server distributes SAKs; the key server "
+                                   "is " + (ks ? sci_text(Sci{*ks}) : std::string("not elected yet"))}});
   });
   std::cout << nlohmann::json{{"event", "mka_started"},
                               {"t_ns", loop.now().ns()},
@@ -102,7 +110,7 @@ int run_mka_link(const LinkRunOptions& o, const std::optional<LinkTsnConfig>& ts
   nlohmann::json exit_report = full_report("exit");
   mka->stop();
   tap.detach(loop);
-  exit_report["control"] = {{"reloads_refused", reloads_refused}};
+  exit_report["control"] = {{"rekeys_requested", rekeys_requested}, {"rekeys_refused", rekeys_refused}};
   unguard_lower(guard, exit_report);
   std::cout << exit_report.dump(2) << std::endl;
   return 0;

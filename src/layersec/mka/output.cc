@@ -34,6 +34,7 @@ std::string_view to_string(RekeyReason r) {
     case RekeyReason::kMemberLeft: return "member left";
     case RekeyReason::kTimer: return "SAK lifetime";
     case RekeyReason::kPnThreshold: return "PN threshold";
+    case RekeyReason::kOperator: return "operator";
   }
   return "?";
 }

@@ -52,8 +52,9 @@ enum class RekeyReason : std::uint8_t {
   kMemberLeft,    // a live peer aged out or was superseded
   kTimer,         // the configured SAK lifetime passed
   kPnThreshold,   // a transmit PN (ours or a peer's lowest acceptable PN) passed the threshold
+  kOperator,      // asked for by the operator (Participant::rekey_now; `macsec up --mka` on SIGHUP)
 };
-inline constexpr std::size_t kRekeyReasonCount = static_cast<std::size_t>(RekeyReason::kPnThreshold) + 1;
+inline constexpr std::size_t kRekeyReasonCount = static_cast<std::size_t>(RekeyReason::kOperator) + 1;
 std::string_view to_string(RekeyReason r);
 
 // Why a live peer stopped being one.

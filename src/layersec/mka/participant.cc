@@ -150,6 +150,17 @@ Output Participant::on_tx_pn(std::uint64_t next_pn, TimePoint now) {
   return out;
 }
 
+std::optional<Output> Participant::rekey_now(TimePoint now) {
+  if (state_ == ParticipantState::kIdle || !key_server_.elected()) return std::nullopt;
+  Output out;
+  advance(now, out);
+  key_server_.request_rekey(RekeyReason::kOperator);  // ignored if advance() made us stand down
+  step(now, out);
+  if (new_info_ && immediate_left_ > 0) send_mkpdu(now, out, true);
+  update_state();
+  return out;
+}
+
 Output Participant::drop(Output out, DropReason r) {
   ++stats_.drops[static_cast<std::size_t>(r)];
   out.dropped = r;

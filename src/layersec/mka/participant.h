@@ -143,6 +143,10 @@ class Participant {
   Output on_mkpdu(ByteSpan frame, TimePoint now);
   Output on_timer(TimePoint now);
   Output on_tx_pn(std::uint64_t next_pn, TimePoint now);
+  // The operator asks for a new SAK (RekeyReason::kOperator): only the
+  // elected key server distributes SAKs, so anyone else gets nullopt and
+  // nothing changes. Like every rekey it waits for a running one to finish.
+  [[nodiscard]] std::optional<Output> rekey_now(TimePoint now);
   // Leaves the CA: every SA removed, peers forgotten, kIdle (start() again
   // begins with a new MI).
   Output stop(TimePoint now);

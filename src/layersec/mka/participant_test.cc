@@ -168,6 +168,39 @@ TEST(MkaParticipant, JoiningMemberTriggersARekey) {
               static_cast<unsigned long long>(ms_of(s.nodes[e2].first_delivery_ns - joined_at)));
 }
 
+TEST(MkaParticipant, OperatorRekeyOnlyOnTheKeyServerAndWithoutLoss) {
+  Sim s;
+  const auto z = s.add("zonal", sci_of(0x10), 1);
+  const auto e1 = s.add("ecu1", sci_of(0x21), kNeverKeyServer);
+  s.start(z);
+  s.start(e1);
+  s.run_until(at_ms(5000));
+  const std::string before = expect_converged(s);
+  // Not the key server: refused, and nothing about it changes.
+  const std::size_t e1_events = s.nodes[e1].events.size();
+  EXPECT_FALSE(s.p(e1).rekey_now(s.now).has_value());
+  EXPECT_EQ(s.nodes[e1].events.size(), e1_events);
+  EXPECT_EQ(s.p(e1).stats().rekey(RekeyReason::kOperator), 0u);
+  // The key server: a new SAK with reason kOperator, taken into use by
+  // both while frames flow, none lost.
+  auto out = s.p(z).rekey_now(s.now);
+  ASSERT_TRUE(out.has_value());
+  s.apply(z, std::move(*out));
+  s.run_until(at_ms(15000));
+  EXPECT_EQ(s.p(z).stats().rekey(RekeyReason::kOperator), 1u);
+  bool operator_sak = false;
+  for (const auto& e : s.nodes[z].events) {
+    operator_sak |= e.type == EventType::kSakGenerated && e.rekey == RekeyReason::kOperator;
+  }
+  EXPECT_TRUE(operator_sak);
+  const std::string after = expect_converged(s);
+  EXPECT_NE(before, after);
+  EXPECT_EQ(s.total_lost(), 0u);
+  // A stopped participant refuses too.
+  (void)s.p(z).stop(s.now);
+  EXPECT_FALSE(s.p(z).rekey_now(s.now).has_value());
+}
+
 TEST(MkaParticipant, TimerRekeysCycleTheAnWithoutLosingFrames) {
   Sim s;
   const auto z = s.add("zonal", sci_of(0x10), 1, [](ParticipantConfig& c) { c.rekey_interval = Duration::seconds(20); });
