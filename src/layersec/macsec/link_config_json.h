@@ -75,10 +75,31 @@ inline std::optional<std::int64_t> get_int(const nlohmann::json& obj, const std:
   return x;
 }
 
-// A string member; nullopt when absent.
-inline std::optional<std::string> get_string(const nlohmann::json& obj, const std::string& pointer, const char* key) {
+// A non-negative integer member in [lo, hi] (the whole uint64 range, for
+// XPN PNs); nullopt when absent (refused when `required`).
+inline std::optional<std::uint64_t> get_uint(const nlohmann::json& obj, const std::string& pointer, const char* key,
+                                             std::uint64_t lo, std::uint64_t hi, bool required = false) {
   const nlohmann::json* v = find(obj, key);
-  if (v == nullptr) return std::nullopt;
+  if (v == nullptr) {
+    if (required) fail(child(pointer, key), "required");
+    return std::nullopt;
+  }
+  if (!v->is_number_unsigned() && !(v->is_number_integer() && v->get<std::int64_t>() >= 0)) {
+    fail(child(pointer, key), "expected a non-negative integer");
+  }
+  const auto x = v->get<std::uint64_t>();
+  if (x < lo || x > hi) fail(child(pointer, key), "must be in " + std::to_string(lo) + ".." + std::to_string(hi));
+  return x;
+}
+
+// A string member; nullopt when absent (refused when `required`).
+inline std::optional<std::string> get_string(const nlohmann::json& obj, const std::string& pointer, const char* key,
+                                             bool required = false) {
+  const nlohmann::json* v = find(obj, key);
+  if (v == nullptr) {
+    if (required) fail(child(pointer, key), "required");
+    return std::nullopt;
+  }
   if (!v->is_string()) fail(child(pointer, key), "expected a string");
   return v->get<std::string>();
 }

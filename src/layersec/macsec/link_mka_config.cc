@@ -17,33 +17,9 @@ using config_json::check_members;
 using config_json::child;
 using config_json::fail;
 using config_json::find;
+using config_json::get_string;
+using config_json::get_uint;
 
-// An integer member in [lo, hi]; nullopt when absent (or "required").
-std::optional<std::uint64_t> get_uint(const json& obj, const std::string& pointer, const char* key, std::uint64_t lo,
-                                      std::uint64_t hi, bool required = false) {
-  const json* v = find(obj, key);
-  if (v == nullptr) {
-    if (required) fail(child(pointer, key), "required");
-    return std::nullopt;
-  }
-  if (!v->is_number_unsigned() && !(v->is_number_integer() && v->get<std::int64_t>() >= 0)) {
-    fail(child(pointer, key), "expected a non-negative integer");
-  }
-  const auto x = v->get<std::uint64_t>();
-  if (x < lo || x > hi) fail(child(pointer, key), "must be in " + std::to_string(lo) + ".." + std::to_string(hi));
-  return x;
-}
-
-std::optional<std::string> get_string(const json& obj, const std::string& pointer, const char* key,
-                                      bool required = false) {
-  const json* v = find(obj, key);
-  if (v == nullptr) {
-    if (required) fail(child(pointer, key), "required");
-    return std::nullopt;
-  }
-  if (!v->is_string()) fail(child(pointer, key), "expected a string");
-  return v->get<std::string>();
-}
 
 Duration ms(std::uint64_t v) { return Duration::milliseconds(static_cast<std::int64_t>(v)); }
 

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "layersec/macsec/link_config.h"
+#include "layersec/macsec/link_config_file.h"
 #include "layersec/macsec/link_config_json.h"
 #include "layersec/ptp/servo.h"
 
@@ -95,12 +96,8 @@ LinkPtpConfig parse_link_ptp_config_text(std::string_view text, const std::strin
 }
 
 LinkPtpConfig load_link_ptp_config(const std::filesystem::path& path) {
-  const std::string text = read_config_text(path, 1 << 16);
-  try {
-    return parse_link_ptp_config_text(text, path.string());
-  } catch (const LinkConfigError& e) {
-    throw LinkConfigError(path.string() + ": " + e.what());
-  }
+  return config_json::load_file(
+      path, [](const nlohmann::json& j, const std::filesystem::path&) { return parse_link_ptp_config(j); }, 1 << 16);
 }
 
 std::string describe(const LinkPtpConfig& c) {
