@@ -153,6 +153,28 @@ void put_verdict(NlBuffer& b, std::uint32_t code) {
   });
 }
 
+// meta protocol: the frame's EtherType into register 1.
+void put_meta_protocol(NlBuffer& b) {
+  put_expr(b, "meta", [&] {
+    b.put_u32(NFTA_META_DREG, NFT_REG_1);
+    b.put_u32(NFTA_META_KEY, NFT_META_PROTOCOL);
+  });
+}
+
+// One NEWRULE message appended to `chain` of `table`; `exprs` puts its
+// expressions.
+template <typename Exprs>
+void put_rule(NlBuffer& b, std::uint32_t& seq, const std::string& table, const std::string& chain, Exprs exprs) {
+  const auto m = b.begin_message(nft_type(NFT_MSG_NEWRULE), NLM_F_REQUEST | NLM_F_CREATE | NLM_F_APPEND | NLM_F_ACK,
+                                 seq++, NFPROTO_NETDEV, 0);
+  b.put_str(NFTA_RULE_TABLE, table);
+  b.put_str(NFTA_RULE_CHAIN, chain);
+  const auto nest = b.begin_nest(NFTA_RULE_EXPRESSIONS);
+  exprs();
+  b.end_nest(nest);
+  b.end_message(m);
+}
+
 }  // namespace
 
 std::vector<std::string> unsafe_lower_addresses(const std::string& lower) {
@@ -297,48 +319,32 @@ void LowerLinkGuard::install_filter(bool allow_vlan_tags, bool allow_mka) {
   b.end_message(m);
   if (allow_mka) {
     // meta protocol 0x888e ether daddr 01:80:c2:00:00:03 accept
-    m = b.begin_message(nft_type(NFT_MSG_NEWRULE), NLM_F_REQUEST | NLM_F_CREATE | NLM_F_APPEND | NLM_F_ACK, seq++,
-                        NFPROTO_NETDEV, 0);
-    b.put_str(NFTA_RULE_TABLE, table);
-    b.put_str(NFTA_RULE_CHAIN, chain);
-    const auto mka_exprs = b.begin_nest(NFTA_RULE_EXPRESSIONS);
-    put_expr(b, "meta", [&] {
-      b.put_u32(NFTA_META_DREG, NFT_REG_1);
-      b.put_u32(NFTA_META_KEY, NFT_META_PROTOCOL);
+    put_rule(b, seq, table, chain, [&] {
+      put_meta_protocol(b);
+      const std::uint16_t eapol = htons(0x888E);
+      put_cmp(b, NFT_CMP_EQ, &eapol, sizeof eapol);
+      put_expr(b, "payload", [&] {
+        b.put_u32(NFTA_PAYLOAD_DREG, NFT_REG_1);
+        b.put_u32(NFTA_PAYLOAD_BASE, NFT_PAYLOAD_LL_HEADER);
+        b.put_u32(NFTA_PAYLOAD_OFFSET, 0);
+        b.put_u32(NFTA_PAYLOAD_LEN, 6);
+      });
+      const std::uint8_t pae_group[6] = {0x01, 0x80, 0xC2, 0x00, 0x00, 0x03};  // 802.1X-2020 §11.1.1
+      put_cmp(b, NFT_CMP_EQ, pae_group, sizeof pae_group);
+      put_verdict(b, NF_ACCEPT);
     });
-    const std::uint16_t eapol = htons(0x888E);
-    put_cmp(b, NFT_CMP_EQ, &eapol, sizeof eapol);
-    put_expr(b, "payload", [&] {
-      b.put_u32(NFTA_PAYLOAD_DREG, NFT_REG_1);
-      b.put_u32(NFTA_PAYLOAD_BASE, NFT_PAYLOAD_LL_HEADER);
-      b.put_u32(NFTA_PAYLOAD_OFFSET, 0);
-      b.put_u32(NFTA_PAYLOAD_LEN, 6);
-    });
-    const std::uint8_t pae_group[6] = {0x01, 0x80, 0xC2, 0x00, 0x00, 0x03};  // 802.1X-2020 §11.1.1
-    put_cmp(b, NFT_CMP_EQ, pae_group, sizeof pae_group);
-    put_verdict(b, NF_ACCEPT);
-    b.end_nest(mka_exprs);
-    b.end_message(m);
   }
   // meta protocol != 0x88e5 [!= 0x8100 != 0x88a8] drop
-  m = b.begin_message(nft_type(NFT_MSG_NEWRULE), NLM_F_REQUEST | NLM_F_CREATE | NLM_F_APPEND | NLM_F_ACK, seq++,
-                      NFPROTO_NETDEV, 0);
-  b.put_str(NFTA_RULE_TABLE, table);
-  b.put_str(NFTA_RULE_CHAIN, chain);
-  const auto exprs = b.begin_nest(NFTA_RULE_EXPRESSIONS);
-  put_expr(b, "meta", [&] {
-    b.put_u32(NFTA_META_DREG, NFT_REG_1);
-    b.put_u32(NFTA_META_KEY, NFT_META_PROTOCOL);
+  put_rule(b, seq, table, chain, [&] {
+    put_meta_protocol(b);
+    std::vector<std::uint16_t> allowed = {0x88E5};
+    if (allow_vlan_tags) allowed.insert(allowed.end(), {0x8100, 0x88A8});
+    for (const std::uint16_t type : allowed) {
+      const std::uint16_t be = htons(type);
+      put_cmp(b, NFT_CMP_NEQ, &be, sizeof be);
+    }
+    put_verdict(b, NF_DROP);
   });
-  std::vector<std::uint16_t> allowed = {0x88E5};
-  if (allow_vlan_tags) allowed.insert(allowed.end(), {0x8100, 0x88A8});
-  for (const std::uint16_t type : allowed) {
-    const std::uint16_t be = htons(type);
-    put_cmp(b, NFT_CMP_NEQ, &be, sizeof be);
-  }
-  put_verdict(b, NF_DROP);
-  b.end_nest(exprs);
-  b.end_message(m);
   const std::uint32_t last = seq - 1;
   const auto end = b.begin_message(NFNL_MSG_BATCH_END, NLM_F_REQUEST, seq++, AF_UNSPEC, NFNL_SUBSYS_NFTABLES);
   b.end_message(end);
