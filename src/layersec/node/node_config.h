@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -29,6 +30,8 @@
 
 #include "layersec/base/secret.h"
 #include "layersec/base/time.h"
+#include "layersec/macsec/link_tsn_config.h"
+#include "layersec/net/frame.h"
 #include "layersec/secoc/config.h"
 #include "layersec/someip/address.h"
 #include "layersec/someip/message.h"
@@ -122,6 +125,17 @@ struct NodeTest {
   std::vector<TestRequest> requests;
 };
 
+// --- "raw" and "tsn": the AF_PACKET transport and its TSN first hop -------------
+
+// "$.raw": the node frames Ethernet/IPv4/UDP itself on `interface`
+// (someip::RawTransport) instead of using kernel UDP sockets. The interface
+// should carry no address of its own (docs/node.md).
+struct NodeRaw {
+  std::string interface;
+  std::map<net::Ipv4Address, net::MacAddress> neighbours;  // static next hops (no ARP)
+  std::size_t mtu = 1500;
+};
+
 // --- the node -------------------------------------------------------------------
 
 struct NodeConfig {
@@ -129,6 +143,10 @@ struct NodeConfig {
   std::string device;  // "device": optional interface to bind to
   someip::RuntimeConfig runtime;
   std::optional<NodeSecoc> secoc;
+  std::optional<NodeRaw> raw;
+  // "$.tsn" (raw transport only): the `macsec up --tsn` format
+  // (macsec/link_tsn_config.h); errors name "$.tsn.<path>".
+  std::optional<macsec::LinkTsnConfig> tsn;
   NodeTest test;
   // vsomeip keys that were accepted and ignored ("$.logging", ...), so a
   // caller can say so.
