@@ -30,6 +30,7 @@
 
 #include "layersec/base/secret.h"
 #include "layersec/base/time.h"
+#include "layersec/macsec/link_config.h"
 #include "layersec/macsec/link_tsn_config.h"
 #include "layersec/net/frame.h"
 #include "layersec/secoc/config.h"
@@ -136,6 +137,16 @@ struct NodeRaw {
   std::size_t mtu = 1500;
 };
 
+// "$.macsec" (raw transport only): the raw transport's SecY, from a
+// `layersec macsec up --config` file (key files read here, mode 0600). A
+// missing PN state file is created only on `--first-start` (as `macsec up
+// --new-key`): a flag in the file would stay set and, once the state file is
+// lost, restart the SAKs' PNs (GCM nonces) from 1.
+struct NodeMacsec {
+  std::string path;          // the link configuration file, resolved
+  macsec::LinkConfig link;   // its SAKs are SecretBytes
+};
+
 // --- the node -------------------------------------------------------------------
 
 struct NodeConfig {
@@ -144,8 +155,10 @@ struct NodeConfig {
   someip::RuntimeConfig runtime;
   std::optional<NodeSecoc> secoc;
   std::optional<NodeRaw> raw;
+  std::optional<NodeMacsec> macsec;
   // "$.tsn" (raw transport only): the `macsec up --tsn` format
-  // (macsec/link_tsn_config.h); errors name "$.tsn.<path>".
+  // (macsec/link_tsn_config.h); errors name "$.tsn.<path>". Its layout
+  // (clear-tag or standard) is the SecY's when there is a "macsec" section.
   std::optional<macsec::LinkTsnConfig> tsn;
   NodeTest test;
   // vsomeip keys that were accepted and ignored ("$.logging", ...), so a

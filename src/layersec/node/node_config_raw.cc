@@ -66,17 +66,38 @@ std::optional<NodeRaw> parse_raw(const json* raw, const std::string& path, const
   return r;
 }
 
+std::optional<NodeMacsec> parse_macsec(const json* m, const std::string& path, bool raw_transport,
+                                       const std::string& base_dir) {
+  if (m == nullptr) return std::nullopt;
+  if (!raw_transport)
+    fail(path, "needs the raw transport (a \"raw\" section): for kernel UDP sockets run `layersec macsec up`");
+  check_keys(*m, path, {"config"});
+  NodeMacsec out;
+  const std::string file = get_string(*m, "config", path, "", true);
+  if (file.empty()) fail(at(path, "config"), "empty path");
+  out.path = resolve(base_dir, file);
+  try {
+    out.link = macsec::load_link_config(out.path);
+  } catch (const macsec::LinkConfigError& e) {
+    fail(at(path, "config"), file + ": " + e.what());
+  }
+  // The raw transport sends with the interface's own MAC (the SCI's default).
+  if (out.link.mac) fail(at(path, "config"), file + ": /mac: not used by layersec node (frames carry the interface's MAC)");
+  return out;
+}
+
 std::optional<macsec::LinkTsnConfig> parse_tsn(const json* tsn, const std::string& path, bool raw_transport,
-                                               const std::string& base_dir) {
+                                               bool macsec, const std::string& base_dir) {
   if (tsn == nullptr) return std::nullopt;
   if (!raw_transport)
     fail(path, "needs the raw transport (a \"raw\" section): on kernel UDP sockets the node cannot tag or shape "
                "its frames");
   if (!tsn->is_object()) fail(path, "must be an object");
-  // The layouts place the tag relative to a SecTAG; `layersec node` runs no
-  // SecY, so the tag always goes in clear and these would mean nothing.
-  for (const char* k : {"layout", "clear_tags_in_icv"})
-    if (find(*tsn, k)) fail(at(path, k), "only meaningful on a MACsec link (`layersec macsec up --tsn`)");
+  // The layouts place the tag relative to a SecTAG: without a "macsec"
+  // section the tag always goes in clear and these would mean nothing.
+  if (!macsec)
+    for (const char* k : {"layout", "clear_tags_in_icv"})
+      if (find(*tsn, k)) fail(at(path, k), "only meaningful with a \"macsec\" section (a SecY)");
   macsec::LinkTsnConfig c;
   try {
     c = macsec::parse_link_tsn_config(*tsn, std::filesystem::path(base_dir.empty() ? std::string(".") : base_dir));

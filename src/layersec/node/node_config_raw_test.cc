@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "layersec/base/keyfile.h"
 #include "layersec/node/node_config.h"
 
 namespace layersec::node {
@@ -35,10 +36,9 @@ json good() {
   })");
 }
 
-void expect_error(const std::function<void(json&)>& edit, const std::string& path, const std::string& problem,
-                  const std::string& base_dir = "") {
-  json j = good();
-  edit(j);
+// Expects `j` refused at `path` with a problem containing `problem`.
+void expect_refused(const json& j, const std::string& path, const std::string& problem,
+                    const std::string& base_dir) {
   SCOPED_TRACE(path);
   try {
     (void)node_config_from_json(j, base_dir);
@@ -47,6 +47,14 @@ void expect_error(const std::function<void(json&)>& edit, const std::string& pat
     EXPECT_EQ(e.path(), path) << e.what();
     EXPECT_NE(e.problem().find(problem), std::string::npos) << e.what();
   }
+}
+
+// The good file with `edit` applied, refused.
+void expect_error(const std::function<void(json&)>& edit, const std::string& path, const std::string& problem,
+                  const std::string& base_dir = "") {
+  json j = good();
+  edit(j);
+  expect_refused(j, path, problem, base_dir);
 }
 
 TEST(NodeConfigRaw, GoodFileMapsEveryField) {
@@ -127,8 +135,8 @@ TEST(NodeConfigRaw, RawErrors) {
 TEST(NodeConfigRaw, TsnErrorsNameTheirPath) {
   expect_error([](json& j) { j.erase("raw"); }, "$.tsn", "needs the raw transport");
   expect_error([](json& j) { j["tsn"] = json::array(); }, "$.tsn", "must be an object");
-  expect_error([](json& j) { j["tsn"]["layout"] = "clear-tag"; }, "$.tsn.layout", "MACsec");
-  expect_error([](json& j) { j["tsn"]["clear_tags_in_icv"] = true; }, "$.tsn.clear_tags_in_icv", "MACsec");
+  expect_error([](json& j) { j["tsn"]["layout"] = "clear-tag"; }, "$.tsn.layout", "\"macsec\" section");
+  expect_error([](json& j) { j["tsn"]["clear_tags_in_icv"] = true; }, "$.tsn.clear_tags_in_icv", "\"macsec\" section");
   expect_error([](json& j) { j["tsn"]["bogus"] = 1; }, "$.tsn.bogus", "unknown member");
   expect_error([](json& j) { j["tsn"].erase("port_mbit_s"); }, "$.tsn.port_mbit_s", "required");
   expect_error([](json& j) { j["tsn"]["port_mbit_s"] = 0; }, "$.tsn.port_mbit_s", "must be in");
@@ -157,6 +165,74 @@ TEST(NodeConfigRaw, TsnErrorsNameTheirPath) {
   expect_error([](json& j) { j["tsn"]["streams"][0]["dscp"] = 64; }, "$.tsn.streams[0].dscp", "must be in 0..63");
   expect_error([](json& j) { j["tsn"]["streams"][0]["dst_port"] = 0; }, "$.tsn.streams[0].dst_port", "must be in");
   expect_error([](json& j) { j["tsn"]["streams"][0]["extra"] = 0; }, "$.tsn.streams[0].extra", "unknown member");
+}
+
+// A `macsec up --config` file with its key files in a temporary folder.
+class NodeConfigMacsec : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = ::testing::TempDir() + "layersec_rawmacsec_" + std::to_string(::getpid());
+    std::filesystem::create_directories(dir_);
+    ASSERT_TRUE(write_key_file_hex(dir_ + "/a.key", std::vector<std::uint8_t>(16, 0x11)).ok());
+    ASSERT_TRUE(write_key_file_hex(dir_ + "/b.key", std::vector<std::uint8_t>(16, 0x22)).ok());
+    write_link("link.json", "");
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  void write_link(const std::string& name, const std::string& extra) {
+    std::ofstream(dir_ + "/" + name) << R"({"cipher_suite": "GCM-AES-128", "port": 1,)" << extra << R"(
+      "tx": {"encoding_an": 0, "sas": [{"an": 0, "pn": 1, "key_file": "a.key"}]},
+      "rx": [{"sci": "0200005100020001", "sas": [{"an": 0, "pn": 1, "key_file": "b.key"}]}]})";
+  }
+  json with_macsec() {
+    json j = good();
+    j["macsec"] = {{"config", "link.json"}};
+    return j;
+  }
+  std::string dir_;
+};
+
+TEST_F(NodeConfigMacsec, LinkFileIsReadAndTheTsnLayoutIsAllowed) {
+  json j = with_macsec();
+  j["tsn"]["layout"] = "standard";
+  const NodeConfig c = node_config_from_json(j, dir_);
+  ASSERT_TRUE(c.macsec);
+  EXPECT_EQ(c.macsec->path, dir_ + "/link.json");
+  EXPECT_EQ(c.macsec->link.tx_sas.size(), 1u);
+  EXPECT_EQ(c.macsec->link.rx_scs.size(), 1u);
+  ASSERT_TRUE(c.tsn);
+  EXPECT_EQ(c.tsn->layout, macsec::VlanMode::kStandard);
+}
+
+TEST_F(NodeConfigMacsec, Errors) {
+  auto expect = [&](const json& j, const std::string& path, const std::string& problem) {
+    expect_refused(j, path, problem, dir_);
+  };
+  json j = with_macsec();
+  j.erase("raw");
+  j.erase("tsn");
+  expect(j, "$.macsec", "needs the raw transport");
+  j = with_macsec();
+  j["macsec"]["bogus"] = 1;
+  expect(j, "$.macsec.bogus", "unknown key");
+  j = with_macsec();
+  j["macsec"].erase("config");
+  expect(j, "$.macsec.config", "required");
+  j = with_macsec();
+  j["macsec"]["config"] = "missing.json";
+  expect(j, "$.macsec.config", "missing.json");
+  j = with_macsec();
+  j["macsec"]["new_key"] = true;  // --first-start says that, once
+  expect(j, "$.macsec.new_key", "unknown key");
+  write_link("mac.json", R"("mac": "02:00:00:51:00:01",)");
+  j = with_macsec();
+  j["macsec"]["config"] = "mac.json";
+  expect(j, "$.macsec.config", "/mac: not used");
+  write_link("bad.json", R"("replay_window": -1,)");
+  j = with_macsec();
+  j["macsec"]["config"] = "bad.json";
+  expect(j, "$.macsec.config", "bad.json: /replay_window");
+  std::filesystem::permissions(dir_ + "/a.key", std::filesystem::perms::group_read, std::filesystem::perm_options::add);
+  expect(with_macsec(), "$.macsec.config", "a.key");
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -19,7 +20,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "layersec/macsec/link.h"
+#include "layersec/macsec/link_runner_parts.h"
 #include "layersec/macsec/link_tsn.h"
+#include "layersec/macsec/pn_state_file.h"
 #include "layersec/net/event_loop.h"
 #include "layersec/node/node_config.h"
 #include "layersec/node/printer.h"
@@ -133,6 +137,7 @@ class NodeRun {
     // cleanly (it is read once the loop runs).
     SignalWatch signals;
     if (const int rc = build(); rc != kNodeExitOk) return rc;
+    if (stack_->macsec_link()) tick_pn_state();
     someip::Runtime& runtime = stack_->runtime();
     traffic_ = std::make_unique<TestTraffic>(cfg_, runtime, loop_, printer_);
     traffic_->install_handlers();
@@ -185,6 +190,9 @@ class NodeRun {
         prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
       }
       spec.transport = std::move(raw);
+      if (cfg_.macsec) {
+        if (const int rc = build_secy(spec); rc != kNodeExitOk) return rc;
+      }
     } else {
       spec.transport = SocketTransportSpec{&loop_, address, cfg_.device};
     }
@@ -214,6 +222,37 @@ class NodeRun {
     // Forgery probability of every PDU in use (never key material).
     if (const secoc::Engine* e = stack_->engine()) err_ << e->config().describe();
     return kNodeExitOk;
+  }
+
+  // The raw transport's SecY from the `macsec up --config` file, on its PN
+  // state file (created only for new keys); the TSN layout decides where the
+  // tag goes, as with `macsec up --tsn`.
+  int build_secy(StackSpec& spec) {
+    NodeMacsec& m = *cfg_.macsec;
+    if (cfg_.tsn) {
+      m.link.secy.vlan_mode = cfg_.tsn->layout;
+      m.link.secy.clear_tags_in_icv = cfg_.tsn->clear_tags_in_icv;
+    }
+    try {
+      // --first-start vouches that the keys are new, as `macsec up --new-key`.
+      pn_store_.emplace(macsec::runner::open_pn_store(m.link, opts_.first_start));
+      const net::MacAddress mac = macsec::runner::link_mac(m.link, cfg_.raw->interface);
+      spec.secy.emplace(macsec::make_secy(m.link, mac, &*pn_store_, opts_.first_start));
+    } catch (const std::exception& e) {
+      err_ << "layersec node: $.macsec: " << m.path << ": " << e.what() << "\n";
+      return kNodeExitStart;
+    }
+    err_ << "layersec node: MACsec SecY " << macsec::sci_text(spec.secy->config().sci) << ", "
+         << (m.link.secy.vlan_mode == macsec::VlanMode::kClearTag ? "clear-tag" : "standard")
+         << " layout, PN state " << m.link.pn_state_file << "\n";
+    return kNodeExitOk;
+  }
+
+  // Saves the exact PN state once a second (SecY::tick_pn_state, as `macsec
+  // up` does): a restart then resumes close to the PNs really used.
+  void tick_pn_state() {
+    if (!stack_->macsec_link()->secy().tick_pn_state().ok()) ++pn_state_failures_;
+    loop_.add_timer_in(Duration::seconds(1), [this] { tick_pn_state(); });
   }
 
   int report(const BuildError& e) {
@@ -284,6 +323,8 @@ class NodeRun {
                    {"transport", cfg_.raw ? "raw" : "udp"},
                    {"interface", cfg_.raw ? cfg_.raw->interface : cfg_.device},
                    {"tsn", cfg_.tsn ? json(describe_first_hop(*cfg_.tsn)) : json(nullptr)},
+                   {"macsec", stack_->macsec_link() ? json(macsec::sci_text(stack_->macsec_link()->secy().config().sci))
+                                                    : json(nullptr)},
                    {"keys", keys},
                    {"ignored", ignored}},
                   "node '" + cfg_.runtime.name + "' started on " + cfg_.unicast.to_string() + ": " +
@@ -313,6 +354,10 @@ class NodeRun {
                         {"tx_errors", transport.stats().tx_errors}};
     }
     if (const tsn::FirstHopStage* st = stack_->first_hop()) j["tsn"] = first_hop_json(*st, *cfg_.tsn);
+    if (const macsec::MacsecLink* l = stack_->macsec_link()) {
+      j["macsec"] = l->stats_json();
+      j["macsec"]["pn_state_failures"] = pn_state_failures_;
+    }
     if (const secoc::Engine* e = stack_->engine()) j["secoc"] = engine_json(e->counters());
     j["process"] = process_memory_json();
     const auto& c = stack_->runtime().counters();
@@ -342,6 +387,8 @@ class NodeRun {
   Printer printer_;
   // The runtime (in the stack) goes first: stopping it may still call the
   // test application's handlers.
+  std::optional<macsec::FilePnStore> pn_store_;  // outlives the SecY in the stack
+  std::uint64_t pn_state_failures_ = 0;
   std::unique_ptr<TestTraffic> traffic_;
   std::unique_ptr<Stack> stack_;
 };

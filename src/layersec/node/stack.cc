@@ -76,7 +76,9 @@ Status<secoc::KeyError> Stack::install_key(std::uint32_t group, std::uint32_t ke
 std::unique_ptr<Stack> build_stack(StackSpec spec) {
   std::unique_ptr<Stack> s(new Stack);
 
+  if (spec.macsec && spec.secy) throw std::logic_error("node stack: both a MacsecSpec and a built SecY");
   if (spec.macsec) s->macsec_ = std::make_unique<macsec::MacsecLink>(make_secy(*spec.macsec));
+  if (spec.secy) s->macsec_ = std::make_unique<macsec::MacsecLink>(std::move(*spec.secy));
 
   std::visit(
       [&](auto& t) {

@@ -163,6 +163,9 @@ struct StackSpec {
   std::uint64_t seed = 1;  // someip::SeededRandom (SD random delays)
   TransportSpec transport;
   std::optional<MacsecSpec> macsec;
+  // Or a SecY the caller built (`layersec node` from a `macsec up --config`
+  // file, with its PN store); not together with `macsec`.
+  std::optional<macsec::SecY> secy{};
   std::optional<SecocSpec> secoc;
 };
 
