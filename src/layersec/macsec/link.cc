@@ -9,6 +9,7 @@
 
 #include "layersec/macsec/link_config.h"
 #include "layersec/net/interface.h"
+#include "layersec/net/socket_filter.h"
 
 namespace layersec::macsec {
 
@@ -194,6 +195,7 @@ TapLink TapLink::open(MacsecLink& link, const TapLinkOptions& options) {
     }
     t.promiscuous_ = true;
   }
+  t.attach_lower_filter();
   // Bursts from the TAP side of the peer arrive faster than one thread
   // drains them; a deeper receive queue on the lower socket trades latency
   // for fewer drops (best effort: the FORCE variant needs CAP_NET_ADMIN).
@@ -228,6 +230,20 @@ void TapLink::set_frame_hook(LowerFrameHook* hook) {
     }
   }
   hook_ = hook;
+  attach_lower_filter();
+}
+
+void TapLink::attach_lower_filter() {
+  net::LowerLinkFilterSpec spec;
+  spec.unicast = mac_;
+  spec.full_types = {kMacsecEtherType};
+  if (hook_) {
+    for (std::uint16_t t : hook_->lower_ether_types()) spec.full_types.push_back(t);
+  }
+  const auto program = net::lower_link_filter(spec);
+  if (auto st = lower_.attach_filter(program); !st) {
+    fail_io("socket filter (SO_ATTACH_FILTER) on " + lower_name_, lower_.last_errno());
+  }
 }
 
 bool TapLink::send_lower(ByteSpan secure) {

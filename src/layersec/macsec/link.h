@@ -134,6 +134,9 @@ class LowerFrameHook {
   virtual bool on_lower(ByteSpan wire, std::int64_t rx_realtime_ns) = 0;
   // A plain frame the SecY verified, before the TSN path and the TAP.
   virtual bool on_verified(ByteSpan plain, std::int64_t rx_realtime_ns) = 0;
+  // The EtherTypes besides 0x88E5 on_lower must see whole (the lower
+  // socket's kernel filter hands only the header of any other frame up).
+  [[nodiscard]] virtual std::vector<std::uint16_t> lower_ether_types() const = 0;
 };
 
 struct TapLinkOptions {
@@ -160,6 +163,10 @@ class TapLink {
   // when the SecY has one; MAC as configured or the lower's),
   // opens the lower socket for every EtherType and puts it in promiscuous
   // mode when the TAP MAC differs from the lower MAC, then brings the TAP up.
+  // The lower socket carries a kernel filter (attach_lower_filter): only
+  // MACsec frames (and gPTP with set_frame_hook) to the TAP's MAC or a
+  // group address reach user space whole; of any other frame only its
+  // first 22 octets do, enough to count it where it always was.
   // Throws std::runtime_error (start-up) with the failing step and errno text.
   static TapLink open(MacsecLink& link, const TapLinkOptions& options);
   TapLink(TapLink&&) noexcept = default;
@@ -224,6 +231,10 @@ class TapLink {
   LowerFrameHook* hook_ = nullptr;
   // Sends one secure frame on the lower socket (counted).
   bool send_lower(ByteSpan secure);
+  // (Re)attaches the lower socket's filter (net/socket_filter.h): whole
+  // frames for 0x88E5 (and the frame hook's lower_ether_types) to the TAP's
+  // MAC or a group address, the header of anything else (still counted).
+  void attach_lower_filter();
 };
 
 // Endpoint-side SecY on the simulated segment:

@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <linux/errqueue.h>
+#include <linux/filter.h>
 #include <linux/if_packet.h>
 #include <linux/net_tstamp.h>
 #include <net/ethernet.h>
@@ -88,6 +89,20 @@ Result<std::size_t, IoError> PacketSocket::send(ByteSpan frame) {
     return Err(errno_ == EAGAIN || errno_ == EWOULDBLOCK ? IoError::kWouldBlock : IoError::kSystem);
   }
   return static_cast<std::size_t>(n);
+}
+
+Status<IoError> PacketSocket::attach_filter(std::span<const BpfInstruction> program) {
+  if (!fd_.valid()) return Err(IoError::kClosed);
+  if (program.empty() || program.size() > BPF_MAXINSNS) return Err(IoError::kBadArgument);
+  sock_fprog prog{};
+  prog.len = static_cast<unsigned short>(program.size());
+  // BpfInstruction has sock_filter's layout (socket_filter.cc asserts it).
+  prog.filter = reinterpret_cast<sock_filter*>(const_cast<BpfInstruction*>(program.data()));
+  if (::setsockopt(fd_.get(), SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof prog) != 0) {
+    errno_ = errno;
+    return Err(IoError::kSystem);
+  }
+  return {};
 }
 
 Status<IoError> PacketSocket::enable_rx_timestamps() {

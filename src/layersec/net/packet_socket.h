@@ -10,12 +10,14 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 
 #include "layersec/base/bytes.h"
 #include "layersec/base/result.h"
 #include "layersec/net/frame.h"
 #include "layersec/net/io.h"
+#include "layersec/net/socket_filter.h"
 
 namespace layersec::net {
 
@@ -55,6 +57,10 @@ class PacketSocket {
   // the frame (CLOCK_REALTIME ns; 0 when the frame carried none, e.g.
   // before enable_rx_timestamps()).
   Result<std::size_t, IoError> receive(MutableByteSpan buffer, std::int64_t* rx_realtime_ns);
+  // Replaces the socket's classic BPF filter (SO_ATTACH_FILTER,
+  // socket_filter.h): from now on the kernel queues only what `program`
+  // accepts, truncated to what it returns.
+  Status<IoError> attach_filter(std::span<const BpfInstruction> program);
   // SO_TIMESTAMPING software RX timestamps (taken where the kernel receives
   // the frame, before any ingress hook) on every frame from now on.
   Status<IoError> enable_rx_timestamps();
