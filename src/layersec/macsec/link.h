@@ -86,6 +86,8 @@ class MacsecLink {
   // Returns the secure frame (a view into this object's buffer, valid until
   // the next call) or nullopt when the SecY refused (counted).
   std::optional<ByteSpan> protect(ByteSpan plain);
+  // The same into `out` (a batch slot); returns the secure frame's length.
+  std::optional<std::size_t> protect_into(ByteSpan plain, MutableByteSpan out);
   // Lower link -> controlled port: validates `wire` in place and returns the
   // verified plain frame (a view into `wire`), or nullopt when the frame must
   // not be delivered (counted; see the file comment).
@@ -93,6 +95,10 @@ class MacsecLink {
 
   // Called by the adapters when the lower link / controlled port refused a frame.
   void count_send(bool ok) { ok ? ++stats_.tx_sent : ++stats_.tx_send_errors; }
+  void count_sent(std::size_t sent, std::size_t failed) {
+    stats_.tx_sent += sent;
+    stats_.tx_send_errors += failed;
+  }
   void count_deliver(bool ok) { ok ? ++stats_.rx_delivered : ++stats_.rx_deliver_errors; }
   void count_not_for_us() { ++stats_.rx_not_for_us; }
   void count_control() { ++stats_.rx_control; }
@@ -206,12 +212,19 @@ class TapLink {
   void attach(net::EventLoop& loop);
   void detach(net::EventLoop& loop);
   // Moves up to `budget` frames TAP -> lower / lower -> TAP; returns how many
-  // were read. Called by the loop; public for tests.
+  // were read. Called by the loop; public for tests. Without TSN, pump_tap
+  // protects the frames it reads into a batch and sends it (sendmmsg) when
+  // it is full and before it returns, so PNs follow the wire order and no
+  // frame waits beyond the call; pump_lower receives up to kBatch frames per
+  // system call (recvmmsg) and handles each as before, in order.
   std::size_t pump_tap(std::size_t budget = 64);
   std::size_t pump_lower(std::size_t budget = 64);
 
+  // Frames per recvmmsg / sendmmsg.
+  static constexpr std::size_t kBatch = 32;
+
  private:
-  TapLink(MacsecLink& link, net::TapDevice tap, net::PacketSocket lower);
+  TapLink(MacsecLink& link, net::TapDevice tap, net::PacketSocket lower, std::size_t frame_capacity);
   MacsecLink* link_;
   net::TapDevice tap_;
   net::PacketSocket lower_;
@@ -222,6 +235,8 @@ class TapLink {
   int mtu_ = 0;
   int lower_mtu_ = 0;
   std::vector<std::uint8_t> buf_;
+  net::PacketRxBatch rx_batch_;
+  net::PacketTxBatch tx_batch_;
   // TSN first hop (enable_tsn); the shaper and its timer exist while attached.
   std::unique_ptr<TsnFramePath> tsn_;
   const tsn::Clock* tsn_clock_ = nullptr;
@@ -235,6 +250,10 @@ class TapLink {
   // frames for 0x88E5 (and the frame hook's lower_ether_types) to the TAP's
   // MAC or a group address, the header of anything else (still counted).
   void attach_lower_filter();
+  // Sends the pending batch (counted).
+  void flush_tx();
+  // One frame from the lower link: not-for-us, hook, control, SecY, TSN, TAP.
+  void handle_lower(MutableByteSpan frame, std::int64_t rx_realtime_ns);
 };
 
 // Endpoint-side SecY on the simulated segment:
