@@ -19,6 +19,7 @@
 
 #include "layersec/base/keyfile.h"
 #include "layersec/base/secret.h"
+#include "layersec/bench/bench_env.h"
 #include "layersec/crypto/kdf.h"
 #include "layersec/net/netns.h"
 #include "layersec/net/packet_socket.h"
@@ -41,34 +42,6 @@ std::int64_t mono_ns() {
 }
 
 double ms(std::int64_t ns) { return static_cast<double>(ns) / 1e6; }
-
-std::string program_path(const std::string& given) {
-  if (!given.empty() && given != "/proc/self/exe") return given;
-  std::error_code ec;
-  const fs::path p = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) throw std::runtime_error("cannot resolve /proc/self/exe: " + ec.message());
-  return p.string();
-}
-
-// A private work directory (0700) removed at the end.
-class WorkDir {
- public:
-  WorkDir() {
-    std::string tmpl = (fs::temp_directory_path() / "layersec-mka-bench-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp: " + std::string(std::strerror(errno)));
-    dir_ = tmpl;
-  }
-  ~WorkDir() {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  WorkDir(const WorkDir&) = delete;
-  WorkDir& operator=(const WorkDir&) = delete;
-  [[nodiscard]] const fs::path& path() const { return dir_; }
-
- private:
-  fs::path dir_;
-};
 
 // The JSON event lines of a child's log so far.
 std::vector<json> read_events(const fs::path& log) {
@@ -192,12 +165,6 @@ json mka_file(const std::string& cak, const MkaBenchOptions& o, int priority, st
               {"timers", timers}};
 }
 
-void write_text(const fs::path& p, const std::string& text) {
-  std::ofstream out(p);
-  out << text;
-  if (!out) throw std::runtime_error("cannot write " + p.string());
-}
-
 }  // namespace
 
 MkaBenchReport run_mka_bench(const MkaBenchOptions& options) {
@@ -208,7 +175,7 @@ MkaBenchReport run_mka_bench(const MkaBenchOptions& options) {
   std::string why;
   if (!net::netns_available(&why)) throw std::runtime_error("bench mka needs network namespaces: " + why);
   const std::string program = program_path(o.program);
-  WorkDir work;
+  WorkDir work("layersec-mka-bench");
   // The CAK: random, in a 0600 key file (never printed).
   {
     const std::size_t n = o.cipher_suite.find("256") != std::string::npos ? 32 : 16;

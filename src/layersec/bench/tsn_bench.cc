@@ -15,7 +15,7 @@
 #include <thread>
 
 #include "layersec/base/bytes.h"
-#include "layersec/base/file.h"
+#include "layersec/bench/bench_env.h"
 #include "layersec/bench/tsn_bench_link.h"
 #include "layersec/harness/stats.h"
 #include "layersec/macsec/link_tsn_config.h"
@@ -138,36 +138,6 @@ void open_probe(Probe& p, const net::NetnsTopology& topo) {
   (void)::setsockopt(p.rx.get(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   const int buf = 4 * 1024 * 1024;
   (void)::setsockopt(p.rx.get(), SOL_SOCKET, SO_RCVBUF, &buf, sizeof buf);
-}
-
-struct IperfResult {
-  double mbit_s = 0;
-  std::optional<double> jitter_ms, loss_pct;
-};
-
-IperfResult read_iperf(const std::string& path, bool udp) {
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(read_regular_file(path, 16 << 20));
-  } catch (const std::exception& e) {
-    throw std::runtime_error("iperf3 result " + path + ": " + e.what());
-  }
-  if (j.contains("error")) throw std::runtime_error("iperf3: " + j["error"].get<std::string>());
-  IperfResult r;
-  const auto& end = j.at("end");
-  if (udp) {
-    // The receiver's figures (iperf3 >= 3.9 reports them as sum_received;
-    // "sum" is the sender's view and shows no loss).
-    const auto& s = end.contains("sum_received") ? end.at("sum_received") : end.at("sum");
-    const double packets = s.at("packets").get<double>();
-    const double lost = s.at("lost_packets").get<double>();
-    r.loss_pct = packets > 0 ? lost / packets * 100 : 0;
-    r.jitter_ms = s.at("jitter_ms").get<double>();
-    r.mbit_s = s.at("bits_per_second").get<double>() / 1e6;
-  } else {
-    r.mbit_s = end.at("sum_received").at("bits_per_second").get<double>() / 1e6;
-  }
-  return r;
 }
 
 std::string mbit_arg(double mbit) { return std::to_string(static_cast<std::uint64_t>(std::llround(mbit * 1e6))); }

@@ -9,6 +9,7 @@
 
 #include "layersec/macsec/link_config.h"
 #include "layersec/net/interface.h"
+#include "layersec/net/socket_filter.h"
 
 namespace layersec::macsec {
 
@@ -17,13 +18,19 @@ namespace layersec::macsec {
 MacsecLink::MacsecLink(SecY secy) : secy_(std::move(secy)), out_(kMaxFrame + kMacsecOverhead) {}
 
 std::optional<ByteSpan> MacsecLink::protect(ByteSpan plain) {
+  auto n = protect_into(plain, MutableByteSpan(out_.data(), out_.size()));
+  if (!n) return std::nullopt;
+  return ByteSpan(out_.data(), *n);
+}
+
+std::optional<std::size_t> MacsecLink::protect_into(ByteSpan plain, MutableByteSpan out) {
   ++stats_.tx_frames;
-  auto n = secy_.protect(plain, MutableByteSpan(out_.data(), out_.size()));
+  auto n = secy_.protect(plain, out);
   if (!n) {
     ++stats_.tx_protect_errors;
     return std::nullopt;
   }
-  return ByteSpan(out_.data(), *n);
+  return *n;
 }
 
 std::optional<ByteSpan> MacsecLink::validate(MutableByteSpan wire) {
@@ -149,8 +156,13 @@ namespace {
 
 }  // namespace
 
-TapLink::TapLink(MacsecLink& link, net::TapDevice tap, net::PacketSocket lower)
-    : link_(&link), tap_(std::move(tap)), lower_(std::move(lower)), buf_(MacsecLink::kMaxFrame + kMacsecOverhead) {}
+TapLink::TapLink(MacsecLink& link, net::TapDevice tap, net::PacketSocket lower, std::size_t frame_capacity)
+    : link_(&link),
+      tap_(std::move(tap)),
+      lower_(std::move(lower)),
+      buf_(MacsecLink::kMaxFrame + kMacsecOverhead),
+      rx_batch_(kBatch, frame_capacity),
+      tx_batch_(kBatch, frame_capacity) {}
 
 TapLink TapLink::open(MacsecLink& link, const TapLinkOptions& options) {
   if (options.lower.empty() || options.name.empty()) throw std::runtime_error("lower and TAP names are required");
@@ -168,7 +180,9 @@ TapLink TapLink::open(MacsecLink& link, const TapLinkOptions& options) {
   auto tap = net::TapDevice::open(options.name, /*nonblocking=*/true, &err);
   if (!tap) fail_io("TAP interface " + options.name, err);
 
-  TapLink t(link, std::move(*tap), std::move(*sock));
+  // A batch slot holds a lower-link frame: the MTU, the Ethernet header,
+  // tags, and room to spare (a longer frame is counted, not delivered).
+  TapLink t(link, std::move(*tap), std::move(*sock), static_cast<std::size_t>(*lower_mtu) + 64);
   t.lower_name_ = options.lower;
   t.control_ether_types_ = options.control_ether_types;
   t.lower_mtu_ = *lower_mtu;
@@ -194,6 +208,7 @@ TapLink TapLink::open(MacsecLink& link, const TapLinkOptions& options) {
     }
     t.promiscuous_ = true;
   }
+  t.attach_lower_filter();
   // Bursts from the TAP side of the peer arrive faster than one thread
   // drains them; a deeper receive queue on the lower socket trades latency
   // for fewer drops (best effort: the FORCE variant needs CAP_NET_ADMIN).
@@ -228,6 +243,20 @@ void TapLink::set_frame_hook(LowerFrameHook* hook) {
     }
   }
   hook_ = hook;
+  attach_lower_filter();
+}
+
+void TapLink::attach_lower_filter() {
+  net::LowerLinkFilterSpec spec;
+  spec.unicast = mac_;
+  spec.full_types = {kMacsecEtherType};
+  if (hook_) {
+    for (std::uint16_t t : hook_->lower_ether_types()) spec.full_types.push_back(t);
+  }
+  const auto program = net::lower_link_filter(spec);
+  if (auto st = lower_.attach_filter(program); !st) {
+    fail_io("socket filter (SO_ATTACH_FILTER) on " + lower_name_, lower_.last_errno());
+  }
 }
 
 bool TapLink::send_lower(ByteSpan secure) {
@@ -276,9 +305,10 @@ std::size_t TapLink::pump_tap(std::size_t budget) {
     }
     ++n;
     if (!tsn_) {
-      auto secure = link_->protect(ByteSpan(buf_.data(), *r));
+      auto secure = link_->protect_into(ByteSpan(buf_.data(), *r), tx_batch_.next_slot());
       if (!secure) continue;
-      send_lower(*secure);
+      tx_batch_.commit(*secure);
+      if (tx_batch_.full()) flush_tx();
       continue;
     }
     // TSN first hop: classify and tag, protect, then the shaper decides when.
@@ -293,46 +323,65 @@ std::size_t TapLink::pump_tap(std::size_t budget) {
       tsn_->count_shaper_refused();
     }
   }
+  flush_tx();
   return n;
+}
+
+void TapLink::flush_tx() {
+  if (tx_batch_.pending() == 0) return;
+  const auto r = lower_.send(tx_batch_);
+  link_->count_sent(r.sent, r.failed);
 }
 
 std::size_t TapLink::pump_lower(std::size_t budget) {
   std::size_t n = 0;
   while (n < budget) {
-    std::int64_t rx_ns = 0;
-    auto r = lower_.receive(MutableByteSpan(buf_.data(), buf_.size()), hook_ ? &rx_ns : nullptr);
+    auto r = lower_.receive(rx_batch_);
     if (!r) {
       if (r.error() != net::IoError::kWouldBlock) link_->count_io_error();
       break;
     }
-    ++n;
-    const std::size_t len = *r;
-    if (len >= 6 && (buf_[0] & 0x01) == 0 && std::memcmp(buf_.data(), mac_.bytes.data(), 6) != 0) {
-      // Unicast for another station (seen in promiscuous mode or on a veth):
-      // not ours to validate, just as a NIC would filter it.
-      link_->count_not_for_us();
-      continue;
+    for (std::size_t i = 0; i < *r; ++i) {
+      switch (rx_batch_.status(i)) {
+        case net::PacketRxBatch::Status::kSkipped: continue;
+        case net::PacketRxBatch::Status::kTruncated: link_->count_io_error(); continue;
+        case net::PacketRxBatch::Status::kOk: break;
+      }
+      ++n;
+      handle_lower(rx_batch_.frame(i), rx_batch_.rx_realtime_ns(i));
     }
-    if (hook_ && hook_->on_lower(ByteSpan(buf_.data(), len), rx_ns)) continue;
-    if (len >= 14 && !control_ether_types_.empty() &&
-        std::find(control_ether_types_.begin(), control_ether_types_.end(),
-                  static_cast<std::uint16_t>((buf_[12] << 8) | buf_[13])) != control_ether_types_.end()) {
-      link_->count_control();
-      continue;
-    }
-    auto plain = link_->validate(MutableByteSpan(buf_.data(), len));
-    if (!plain) continue;
-    if (hook_ && hook_->on_verified(*plain, rx_ns)) continue;
-    if (tsn_) {
-      // validate() returned a view into buf_; ingress pops the tag in place.
-      auto delivered = tsn_->ingress(MutableByteSpan(buf_.data() + (plain->data() - buf_.data()), plain->size()));
-      if (!delivered) continue;
-      plain = ByteSpan(delivered->data(), delivered->size());
-    }
-    auto written = tap_.write(*plain);
-    link_->count_deliver(written.ok());
+    if (*r < rx_batch_.capacity()) break;  // drained
   }
   return n;
+}
+
+void TapLink::handle_lower(MutableByteSpan frame, std::int64_t rx_ns) {
+  const std::size_t len = frame.size();
+  std::uint8_t* const buf = frame.data();
+  if (len >= 6 && (buf[0] & 0x01) == 0 && std::memcmp(buf, mac_.bytes.data(), 6) != 0) {
+    // Unicast for another station (seen in promiscuous mode or on a veth):
+    // not ours to validate, just as a NIC would filter it.
+    link_->count_not_for_us();
+    return;
+  }
+  if (hook_ && hook_->on_lower(ByteSpan(buf, len), rx_ns)) return;
+  if (len >= 14 && !control_ether_types_.empty() &&
+      std::find(control_ether_types_.begin(), control_ether_types_.end(),
+                static_cast<std::uint16_t>((buf[12] << 8) | buf[13])) != control_ether_types_.end()) {
+    link_->count_control();
+    return;
+  }
+  auto plain = link_->validate(frame);
+  if (!plain) return;
+  if (hook_ && hook_->on_verified(*plain, rx_ns)) return;
+  if (tsn_) {
+    // validate() returned a view into `frame`; ingress pops the tag in place.
+    auto delivered = tsn_->ingress(MutableByteSpan(buf + (plain->data() - buf), plain->size()));
+    if (!delivered) return;
+    plain = ByteSpan(delivered->data(), delivered->size());
+  }
+  auto written = tap_.write(*plain);
+  link_->count_deliver(written.ok());
 }
 
 // ------------------------------------------------------------ simulated segment

@@ -86,6 +86,8 @@ class MacsecLink {
   // Returns the secure frame (a view into this object's buffer, valid until
   // the next call) or nullopt when the SecY refused (counted).
   std::optional<ByteSpan> protect(ByteSpan plain);
+  // The same into `out` (a batch slot); returns the secure frame's length.
+  std::optional<std::size_t> protect_into(ByteSpan plain, MutableByteSpan out);
   // Lower link -> controlled port: validates `wire` in place and returns the
   // verified plain frame (a view into `wire`), or nullopt when the frame must
   // not be delivered (counted; see the file comment).
@@ -93,6 +95,10 @@ class MacsecLink {
 
   // Called by the adapters when the lower link / controlled port refused a frame.
   void count_send(bool ok) { ok ? ++stats_.tx_sent : ++stats_.tx_send_errors; }
+  void count_sent(std::size_t sent, std::size_t failed) {
+    stats_.tx_sent += sent;
+    stats_.tx_send_errors += failed;
+  }
   void count_deliver(bool ok) { ok ? ++stats_.rx_delivered : ++stats_.rx_deliver_errors; }
   void count_not_for_us() { ++stats_.rx_not_for_us; }
   void count_control() { ++stats_.rx_control; }
@@ -134,6 +140,9 @@ class LowerFrameHook {
   virtual bool on_lower(ByteSpan wire, std::int64_t rx_realtime_ns) = 0;
   // A plain frame the SecY verified, before the TSN path and the TAP.
   virtual bool on_verified(ByteSpan plain, std::int64_t rx_realtime_ns) = 0;
+  // The EtherTypes besides 0x88E5 on_lower must see whole (the lower
+  // socket's kernel filter hands only the header of any other frame up).
+  [[nodiscard]] virtual std::vector<std::uint16_t> lower_ether_types() const = 0;
 };
 
 struct TapLinkOptions {
@@ -160,6 +169,10 @@ class TapLink {
   // when the SecY has one; MAC as configured or the lower's),
   // opens the lower socket for every EtherType and puts it in promiscuous
   // mode when the TAP MAC differs from the lower MAC, then brings the TAP up.
+  // The lower socket carries a kernel filter (attach_lower_filter): only
+  // MACsec frames (and gPTP with set_frame_hook) to the TAP's MAC or a
+  // group address reach user space whole; of any other frame only its
+  // first 22 octets do, enough to count it where it always was.
   // Throws std::runtime_error (start-up) with the failing step and errno text.
   static TapLink open(MacsecLink& link, const TapLinkOptions& options);
   TapLink(TapLink&&) noexcept = default;
@@ -199,12 +212,19 @@ class TapLink {
   void attach(net::EventLoop& loop);
   void detach(net::EventLoop& loop);
   // Moves up to `budget` frames TAP -> lower / lower -> TAP; returns how many
-  // were read. Called by the loop; public for tests.
+  // were read. Called by the loop; public for tests. Without TSN, pump_tap
+  // protects the frames it reads into a batch and sends it (sendmmsg) when
+  // it is full and before it returns, so PNs follow the wire order and no
+  // frame waits beyond the call; pump_lower receives up to kBatch frames per
+  // system call (recvmmsg) and handles each as before, in order.
   std::size_t pump_tap(std::size_t budget = 64);
   std::size_t pump_lower(std::size_t budget = 64);
 
+  // Frames per recvmmsg / sendmmsg.
+  static constexpr std::size_t kBatch = 32;
+
  private:
-  TapLink(MacsecLink& link, net::TapDevice tap, net::PacketSocket lower);
+  TapLink(MacsecLink& link, net::TapDevice tap, net::PacketSocket lower, std::size_t frame_capacity);
   MacsecLink* link_;
   net::TapDevice tap_;
   net::PacketSocket lower_;
@@ -215,6 +235,8 @@ class TapLink {
   int mtu_ = 0;
   int lower_mtu_ = 0;
   std::vector<std::uint8_t> buf_;
+  net::PacketRxBatch rx_batch_;
+  net::PacketTxBatch tx_batch_;
   // TSN first hop (enable_tsn); the shaper and its timer exist while attached.
   std::unique_ptr<TsnFramePath> tsn_;
   const tsn::Clock* tsn_clock_ = nullptr;
@@ -224,6 +246,14 @@ class TapLink {
   LowerFrameHook* hook_ = nullptr;
   // Sends one secure frame on the lower socket (counted).
   bool send_lower(ByteSpan secure);
+  // (Re)attaches the lower socket's filter (net/socket_filter.h): whole
+  // frames for 0x88E5 (and the frame hook's lower_ether_types) to the TAP's
+  // MAC or a group address, the header of anything else (still counted).
+  void attach_lower_filter();
+  // Sends the pending batch (counted).
+  void flush_tx();
+  // One frame from the lower link: not-for-us, hook, control, SecY, TSN, TAP.
+  void handle_lower(MutableByteSpan frame, std::int64_t rx_realtime_ns);
 };
 
 // Endpoint-side SecY on the simulated segment:

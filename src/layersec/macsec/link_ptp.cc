@@ -121,6 +121,8 @@ bool LinkPtp::on_verified(ByteSpan plain, std::int64_t rx_realtime_ns) {
   return take(classify_verified_frame(plain, protect_), plain, rx_realtime_ns, stats_.rx_protected);
 }
 
+std::vector<std::uint16_t> LinkPtp::lower_ether_types() const { return {ptp::kEtherType}; }
+
 void LinkPtp::attach(net::EventLoop& loop) {
   loop_ = &loop;
   rearm();

@@ -103,6 +103,8 @@ class LinkPtp final : public LowerFrameHook {
   // LowerFrameHook (called by TapLink::pump_lower).
   bool on_lower(ByteSpan wire, std::int64_t rx_realtime_ns) override;
   bool on_verified(ByteSpan plain, std::int64_t rx_realtime_ns) override;
+  // gPTP's EtherType (0x88F7): plain gPTP frames reach on_lower whole.
+  [[nodiscard]] std::vector<std::uint16_t> lower_ether_types() const override;
 
   // Runs the port's timers on `loop` (until detach). The object must not
   // move while attached.

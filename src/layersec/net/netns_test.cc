@@ -205,19 +205,20 @@ std::optional<Bytes> receive_frame(PacketSocket& s, Pred want) {
   return std::nullopt;
 }
 
+// A non-blocking packet socket on node n's veth end, opened in its namespace.
+PacketSocket open_in(const NetnsNode& n, std::uint16_t type) {
+  NetnsScope scope(n.netns);
+  int err = 0;
+  auto s = PacketSocket::open(n.interface, type, true, &err);
+  if (!s.ok()) throw std::runtime_error("packet socket: " + errno_text(err));
+  return std::move(s).value();
+}
+
 TEST(NetnsTest, PacketSocketFramesOverVeth) {
   REQUIRE_NETNS();
   auto t = NetnsTopology::pair("lsnp");
   const NetnsNode& a = t.node(0);
   const NetnsNode& b = t.node(1);
-  auto open_in = [](const NetnsNode& n, std::uint16_t type) {
-    NetnsScope scope(n.netns);
-    int err = 0;
-    auto s = PacketSocket::open(n.interface, type, true, &err);
-    EXPECT_TRUE(s.ok()) << errno_text(err);
-    if (!s.ok()) throw std::runtime_error("packet socket");
-    return std::move(s).value();
-  };
   PacketSocket pa = open_in(a, kEtherTypeLocalExperimental1);
   PacketSocket pb = open_in(b, kEtherTypeLocalExperimental1);
   PacketSocket pb_all = open_in(b, kEtherTypeAll);
@@ -382,6 +383,80 @@ TEST(NetnsTest, TapDeviceReadWrite) {
   ASSERT_TRUE(got.has_value());
   EXPECT_EQ(got->second, "in through tap");
   EXPECT_EQ(got->first.src, (Ipv4Endpoint{peer_ip, 6666}));
+}
+
+}  // namespace
+}  // namespace layersec::net
+
+namespace layersec::net {
+namespace {
+
+// Batched I/O over a veth: sendmmsg keeps the order and refuses a short frame
+// on its own (counted, the rest still go out); recvmmsg fills the slots in
+// wire order, restores an offloaded VLAN tag and flags a frame too long for
+// its slot instead of delivering part of it.
+TEST(NetnsTest, PacketSocketBatchesKeepOrderAndFlagWhatTheyCannotDeliver) {
+  REQUIRE_NETNS();
+  auto t = NetnsTopology::pair("lsnb");
+  const NetnsNode& a = t.node(0);
+  const NetnsNode& b = t.node(1);
+  PacketSocket pa = open_in(a, kEtherTypeAll);
+  PacketSocket pb = open_in(b, kEtherTypeAll);
+  PacketTxBatch tx(8, 400);
+  const auto add = [&](const Bytes& f) {
+    auto slot = tx.next_slot();
+    ASSERT_GE(slot.size(), f.size());
+    std::copy(f.begin(), f.end(), slot.begin());
+    tx.commit(f.size());
+  };
+  std::vector<Bytes> sent;
+  for (int i = 0; i < 6; ++i) {
+    Bytes f = test_frame(b.mac, a.mac, kEtherTypeLocalExperimental1, "batch frame " + std::to_string(i));
+    if (i == 2) {
+      f = test_frame(b.mac, a.mac, kEtherTypeCTag, "");
+      f.resize(kEthernetHeaderSize);
+      f.insert(f.end(), {0xA0, 0x64, 0x88, 0xB5});
+      const std::string body = "tagged frame in the batch, long enough to need no padding";
+      f.insert(f.end(), body.begin(), body.end());
+    }
+    if (i == 4) f.resize(300, 0x77);  // too long for the receiving slots below
+    add(f);
+    sent.push_back(f);
+    if (i == 3) add(Bytes(10, 0xEE));  // a runt: refused on its own
+  }
+  EXPECT_EQ(tx.pending(), 7u);
+  const BatchSendResult r = pa.send(tx);
+  EXPECT_EQ(r.sent, 6u);
+  EXPECT_EQ(r.failed, 1u);
+  EXPECT_EQ(tx.pending(), 0u);
+
+  PacketRxBatch rx(4, 200);
+  std::vector<Bytes> got;
+  std::size_t truncated = 0;
+  while (got.size() + truncated < 6) {
+    if (!readable(pb.fd())) break;
+    auto n = pb.receive(rx);
+    if (!n.ok()) continue;
+    EXPECT_LE(*n, 4u);
+    for (std::size_t i = 0; i < *n; ++i) {
+      if (rx.status(i) == PacketRxBatch::Status::kTruncated) {
+        ++truncated;
+        got.emplace_back();
+      } else if (rx.status(i) == PacketRxBatch::Status::kOk) {
+        const auto f = rx.frame(i);
+        got.emplace_back(f.begin(), f.end());
+      }
+    }
+  }
+  ASSERT_EQ(got.size(), 6u);
+  EXPECT_EQ(truncated, 1u);
+  for (std::size_t i = 0; i < 6; ++i) {
+    if (i == 4) {
+      EXPECT_TRUE(got[i].empty());
+    } else {
+      EXPECT_EQ(to_hex(got[i]), to_hex(sent[i])) << i;
+    }
+  }
 }
 
 }  // namespace

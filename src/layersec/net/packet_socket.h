@@ -10,17 +10,88 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "layersec/base/bytes.h"
 #include "layersec/base/result.h"
 #include "layersec/net/frame.h"
 #include "layersec/net/io.h"
+#include "layersec/net/socket_filter.h"
 
 namespace layersec::net {
 
 // Binding to this EtherType receives every frame (ETH_P_ALL).
 inline constexpr std::uint16_t kEtherTypeAll = 0x0003;
+
+struct PacketBatchStorage;  // the mmsghdr/iovec/control arrays (packet_socket.cc)
+
+// Frames received by one PacketSocket::receive(PacketRxBatch&) (recvmmsg):
+// `capacity` slots of `frame_capacity` octets each, allocated once.
+class PacketRxBatch {
+ public:
+  enum class Status : std::uint8_t {
+    kOk,         // frame(i) holds the frame (offloaded VLAN tag restored)
+    kSkipped,    // another local socket's outgoing frame (PACKET_OUTGOING)
+    kTruncated,  // longer than frame_capacity - 4: not delivered
+  };
+  PacketRxBatch(std::size_t capacity, std::size_t frame_capacity);
+  ~PacketRxBatch();
+  PacketRxBatch(PacketRxBatch&&) noexcept;
+  PacketRxBatch& operator=(PacketRxBatch&&) noexcept;
+
+  [[nodiscard]] std::size_t capacity() const { return sizes_.size(); }
+  // Messages the last receive returned.
+  [[nodiscard]] std::size_t size() const { return count_; }
+  [[nodiscard]] Status status(std::size_t i) const { return status_[i]; }
+  [[nodiscard]] MutableByteSpan frame(std::size_t i) { return {buffers_.data() + i * frame_capacity_, sizes_[i]}; }
+  // Software RX timestamp (CLOCK_REALTIME ns), 0 without one.
+  [[nodiscard]] std::int64_t rx_realtime_ns(std::size_t i) const { return rx_ns_[i]; }
+
+ private:
+  friend class PacketSocket;
+  std::size_t frame_capacity_;
+  std::size_t count_ = 0;
+  std::vector<std::uint8_t> buffers_;
+  std::vector<std::size_t> sizes_;
+  std::vector<std::int64_t> rx_ns_;
+  std::vector<Status> status_;
+  std::unique_ptr<PacketBatchStorage> storage_;
+};
+
+// Frames for one PacketSocket::send(PacketTxBatch&) (sendmmsg), sent in the
+// order they were added: `capacity` slots of `frame_capacity` octets.
+class PacketTxBatch {
+ public:
+  PacketTxBatch(std::size_t capacity, std::size_t frame_capacity);
+  ~PacketTxBatch();
+  PacketTxBatch(PacketTxBatch&&) noexcept;
+  PacketTxBatch& operator=(PacketTxBatch&&) noexcept;
+
+  [[nodiscard]] std::size_t capacity() const { return sizes_.size(); }
+  [[nodiscard]] std::size_t pending() const { return count_; }
+  [[nodiscard]] bool full() const { return count_ == sizes_.size(); }
+  // Room for the next frame (frame_capacity octets); empty when full.
+  [[nodiscard]] MutableByteSpan next_slot();
+  // The next slot now holds a frame of `size` octets (<= frame_capacity).
+  void commit(std::size_t size);
+
+ private:
+  friend class PacketSocket;
+  std::size_t frame_capacity_;
+  std::size_t count_ = 0;
+  std::vector<std::uint8_t> buffers_;
+  std::vector<std::size_t> sizes_;
+  std::unique_ptr<PacketBatchStorage> storage_;
+};
+
+// What PacketSocket::send(PacketTxBatch&) did with the pending frames.
+struct BatchSendResult {
+  std::size_t sent = 0;
+  std::size_t failed = 0;  // refused by the kernel (last_errno() has the last reason): not sent
+};
 
 class PacketSocket {
  public:
@@ -48,6 +119,13 @@ class PacketSocket {
 
   // Sends one whole frame (destination MAC first).
   Result<std::size_t, IoError> send(ByteSpan frame);
+  // Sends the batch's pending frames in order (sendmmsg) and empties it. A
+  // frame the kernel refuses is counted failed and skipped; the ones after
+  // it are still sent, in order.
+  BatchSendResult send(PacketTxBatch& batch);
+  // Receives up to batch.capacity() waiting frames at once (recvmmsg);
+  // kWouldBlock when none is waiting. Each slot says what it holds.
+  Result<std::size_t, IoError> receive(PacketRxBatch& batch);
   // Receives one frame into `buffer` (with any offloaded VLAN tag restored);
   // kWouldBlock when none is waiting, kTruncated when it did not fit.
   Result<std::size_t, IoError> receive(MutableByteSpan buffer);
@@ -55,6 +133,10 @@ class PacketSocket {
   // the frame (CLOCK_REALTIME ns; 0 when the frame carried none, e.g.
   // before enable_rx_timestamps()).
   Result<std::size_t, IoError> receive(MutableByteSpan buffer, std::int64_t* rx_realtime_ns);
+  // Replaces the socket's classic BPF filter (SO_ATTACH_FILTER,
+  // socket_filter.h): from now on the kernel queues only what `program`
+  // accepts, truncated to what it returns.
+  Status<IoError> attach_filter(std::span<const BpfInstruction> program);
   // SO_TIMESTAMPING software RX timestamps (taken where the kernel receives
   // the frame, before any ingress hook) on every frame from now on.
   Status<IoError> enable_rx_timestamps();
