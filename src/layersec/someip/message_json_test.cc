@@ -129,7 +129,7 @@ TEST(MessageJson, NonIntegerNumbersAreRefused) {
 TEST(MessageJson, SegmentSizeIsBoundedBeforeAnythingIsAllocated) {
   const auto with = [](const std::string& size) {
     return json::parse(R"({"segment_size": )" + size +
-                       R"(, "messages": [{"service": 31, "payload": "000000000000000000"}]})");
+                       R"(, "messages": [{"service": 31, "payload": ")" + std::string(36, '0') + R"("}]})");
   };
   for (const char* bad : {"19999999999", "65473", "15", "0"}) {
     try {
