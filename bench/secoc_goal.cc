@@ -57,10 +57,7 @@ SecocGoalRow measure(const char* name, const secoc::PduProfile& profile, int rou
     }
   };
   const SecretBytes key = secoc::test_key(profile.algorithm, 1);
-  auto own_mac = crypto::make_mac(profile.algorithm == secoc::AuthAlgorithm::kCmacAes128
-                                      ? crypto::MacAlgorithm::kCmacAes128
-                                      : crypto::MacAlgorithm::kCmacAes256,
-                                  ByteSpan(key.data(), key.size()));
+  auto own_mac = crypto::make_mac(secoc::mac_algorithm(profile.algorithm), ByteSpan(key.data(), key.size()));
   if (!own_mac.ok()) throw std::runtime_error(std::string("bench secoc goal: no MAC for ") + name);
   auto own = [&](int n) {
     for (int i = 0; i < n; ++i) {

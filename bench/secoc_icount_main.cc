@@ -81,10 +81,7 @@ int run_baseline(const secoc::PduProfile& profile, std::uint64_t n, const std::v
 int run_own(const secoc::PduProfile& profile, std::uint64_t n, const std::vector<std::uint8_t>& pl) {
   namespace crypto = layersec::crypto;
   const auto key = secoc::test_key(profile.algorithm, 1);
-  const auto alg = profile.algorithm == secoc::AuthAlgorithm::kCmacAes128   ? crypto::MacAlgorithm::kCmacAes128
-                   : profile.algorithm == secoc::AuthAlgorithm::kCmacAes256 ? crypto::MacAlgorithm::kCmacAes256
-                                                                            : crypto::MacAlgorithm::kHmacSha256;
-  auto mac = crypto::make_mac(alg, layersec::ByteSpan(key.data(), key.size()));
+  auto mac = crypto::make_mac(secoc::mac_algorithm(profile.algorithm), layersec::ByteSpan(key.data(), key.size()));
   if (!mac.ok()) return 1;
   const auto dta = layersec::benchrun::bare_dta(profile, pl);
   std::array<std::uint8_t, 32> tag{};

@@ -29,6 +29,19 @@ void double_block(const std::uint8_t* in, std::uint8_t* out) {
   out[kBlock - 1] = static_cast<std::uint8_t>((in[kBlock - 1] << 1) ^ (0x87 & carry));
 }
 
+// SP 800-38B §6.2 on the last block, `used` (0..16) of whose octets are
+// message: a complete block is XORed with K1, a partial one padded with
+// 10* and XORed with K2.
+void finish_last_block(std::uint8_t* block, std::size_t used, const std::uint8_t* k1, const std::uint8_t* k2) {
+  if (used == kBlock) {
+    xor_block(block, k1);
+    return;
+  }
+  block[used] = 0x80;
+  std::memset(block + used + 1, 0, kBlock - used - 1);
+  xor_block(block, k2);
+}
+
 const EVP_CIPHER* cbc_cipher(MacAlgorithm alg) {
   switch (alg) {
     case MacAlgorithm::kCmacAes128: return EVP_aes_128_cbc();
@@ -131,12 +144,7 @@ Status<CryptoError> CbcCmac::finish(MutableByteSpan out) {
   }
   std::array<std::uint8_t, kBlock> block{};
   std::memcpy(block.data(), pending_.data(), pending_len_);
-  if (pending_len_ == kBlock) {
-    xor_block(block.data(), k1_.data());
-  } else {
-    block[pending_len_] = 0x80;
-    xor_block(block.data(), k2_.data());
-  }
+  finish_last_block(block.data(), pending_len_, k1_.data(), k2_.data());
   if (first_) xor_block(block.data(), chain_.data());
   const bool done = cbc(block.data(), kBlock);
   secure_zero(block.data(), block.size());
@@ -162,12 +170,7 @@ Status<CryptoError> CbcCmac::compute(ByteSpan message, MutableByteSpan out) {
   const std::size_t blocks = len == 0 ? 1 : (len + kBlock - 1) / kBlock;
   const std::size_t total = blocks * kBlock;
   if (len > 0) std::memcpy(buf.data(), message.data(), len);
-  const bool complete = len > 0 && len % kBlock == 0;
-  if (!complete) {
-    buf[len] = 0x80;
-    std::memset(buf.data() + len + 1, 0, total - len - 1);
-  }
-  xor_block(buf.data() + total - kBlock, complete ? k1_.data() : k2_.data());
+  finish_last_block(buf.data() + total - kBlock, len - (total - kBlock), k1_.data(), k2_.data());
   xor_block(buf.data(), chain_.data());
   if (EVP_Cipher(ctx_, buf.data(), buf.data(), static_cast<unsigned>(total)) <= 0) {
     recover();
