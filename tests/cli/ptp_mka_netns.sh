@@ -23,7 +23,8 @@
 #     first under the new one, and the largest Sync gap within 2 s of the
 #     switch, are measured on the wire and printed (must stay below 3 sync
 #     intervals), the slave's SecY drops none of them, and after the rekey
-#     the slave still has offset samples and its counters still increase;
+#     the slave still has offset samples (median below 100 us) and its
+#     counters still increase;
 #   - the frames recorded before the rekey, replayed once the old SAK is
 #     retired, are rejected (no SA for their AN, or a new SAK's ICV);
 #   - every exit report has "ptp" beside "mka"; U's slave told its shaper of
@@ -200,7 +201,9 @@ sys.exit(0 if g.get("switch_t") and g["sync_gap_across_switch_ms"] < 375 and g["
 PY
 [[ "$(last_stats "$work/Ps.out" link.rx_dropped)" == "$dropped_before" ]] ||
   fail "P's slave dropped $(($(last_stats "$work/Ps.out" link.rx_dropped) - dropped_before)) frames across the rekey"
-[[ "$(rows eval "$work/Ps.out" "all(x['state'] == 'slave' and x['offset_ns'] is not None and abs(x['offset_ns']) < 100000 for x in since($n_p))")" == True ]] ||
+# Every line after the rekey synchronised; the median offset within 100 us
+# (one sample of a loaded machine may be far larger: docs/ptp.md).
+[[ "$(rows eval "$work/Ps.out" "all(x['state'] == 'slave' and x['offset_ns'] is not None for x in since($n_p)) and sorted(abs(x['offset_ns']) for x in since($n_p))[len(since($n_p)) // 2] < 100000")" == True ]] ||
   fail "P: the slave lost sync across the rekey: $after"
 [[ "$(rows eval "$work/Ps.out" "r['syncs'] > $syncs_before + 12 and r['link']['rx_protected'] > $prot_before + 12")" == True ]] ||
   fail "P: the slave's gPTP counters stopped at the rekey"
