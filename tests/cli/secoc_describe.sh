@@ -22,3 +22,10 @@ if "$bin" secoc describe --config "$out/bad.json" 2>"$out/err"; then
   exit 1
 fi
 grep -q '\$.rxPdus\[1\].window' "$out/err"
+# A number beyond a double (nlohmann's out_of_range 406, not a parse_error)
+# is refused as a JSON error naming the file, exit 2, like any syntax error.
+printf '{"senderId": 1E99999}' >"$out/huge.json"
+st=0
+"$bin" secoc describe --config "$out/huge.json" 2>"$out/err" || st=$?
+[[ $st -eq 2 ]] || { echo "huge number: exit $st, expected 2: $(cat "$out/err")" >&2; exit 1; }
+grep -q "huge.json.*JSON syntax.*number overflow" "$out/err" || { echo "huge number: $(cat "$out/err")" >&2; exit 1; }

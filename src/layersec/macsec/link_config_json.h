@@ -28,11 +28,13 @@ inline std::string child(const std::string& pointer, std::size_t index) {
   return pointer + "/" + std::to_string(index);
 }
 
-// JSON text; a syntax error is LinkConfigError "<origin>: not valid JSON (...)".
+// JSON text; a syntax error, or a number too large for a double
+// (nlohmann's out_of_range 406, not a parse_error), is LinkConfigError
+// "<origin>: not valid JSON (...)".
 inline nlohmann::json parse_text(std::string_view text, const std::string& origin) {
   try {
     return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {
     throw LinkConfigError(origin + ": not valid JSON (" + e.what() + ")");
   }
 }

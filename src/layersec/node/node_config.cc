@@ -325,7 +325,7 @@ NodeConfig load_node_config(const std::string& path) {
   json j;
   try {
     j = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // syntax, or a number beyond a double (out_of_range 406)
     throw NodeConfigError(path, std::string("JSON syntax: ") + e.what());
   }
   const auto slash = path.find_last_of('/');

@@ -776,6 +776,17 @@ TEST_F(NodeConfigTest, LoadFileResolvesPathsAndReportsSyntax) {
     EXPECT_NE(e.problem().find("JSON syntax"), std::string::npos);
     EXPECT_NE(e.problem().find("line 2"), std::string::npos) << e.what();
   }
+  {
+    std::ofstream out(path);
+    out << "{\"unicast\": \"10.0.0.1\", \"services\": 1E99999}";
+  }
+  try {  // a number beyond a double: nlohmann's out_of_range, refused the same way
+    load_node_config(path);
+    ADD_FAILURE();
+  } catch (const NodeConfigError& e) {
+    EXPECT_NE(e.problem().find("JSON syntax"), std::string::npos) << e.what();
+    EXPECT_NE(e.problem().find("number overflow"), std::string::npos) << e.what();
+  }
   try {
     load_node_config(dir_ + "/absent.json");
     ADD_FAILURE();

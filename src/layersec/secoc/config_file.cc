@@ -16,7 +16,7 @@ EngineConfig load_config_file(const std::string& path) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // syntax, or a number beyond a double (out_of_range 406)
     throw ConfigError(path, std::string("JSON syntax: ") + e.what());
   }
   return config_from_json(j);
