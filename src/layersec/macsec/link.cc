@@ -9,6 +9,7 @@
 
 #include "layersec/macsec/link_config.h"
 #include "layersec/net/interface.h"
+#include "layersec/net/offload.h"
 #include "layersec/net/socket_filter.h"
 
 namespace layersec::macsec {
@@ -63,6 +64,7 @@ nlohmann::json to_json(const LinkStats& s) {
       {"tx_sent", s.tx_sent},
       {"tx_protect_errors", s.tx_protect_errors},
       {"tx_send_errors", s.tx_send_errors},
+      {"tx_offload_errors", s.tx_offload_errors},
       {"rx_frames", s.rx_frames},
       {"rx_not_for_us", s.rx_not_for_us},
       {"rx_not_macsec", s.rx_not_macsec},
@@ -162,7 +164,10 @@ TapLink::TapLink(MacsecLink& link, net::TapDevice tap, net::PacketSocket lower, 
       lower_(std::move(lower)),
       buf_(MacsecLink::kMaxFrame + kMacsecOverhead),
       rx_batch_(kBatch, frame_capacity),
-      tx_batch_(kBatch, frame_capacity) {}
+      tx_batch_(kBatch, frame_capacity),
+      segment_buf_(frame_capacity) {
+  offload_sink_.link = this;
+}
 
 TapLink TapLink::open(MacsecLink& link, const TapLinkOptions& options) {
   if (options.lower.empty() || options.name.empty()) throw std::runtime_error("lower and TAP names are required");
@@ -177,12 +182,16 @@ TapLink TapLink::open(MacsecLink& link, const TapLinkOptions& options) {
   int err = 0;
   auto sock = net::PacketSocket::open(options.lower, net::kEtherTypeAll, /*nonblocking=*/true, &err);
   if (!sock) fail_io("AF_PACKET socket on " + options.lower, err);
-  auto tap = net::TapDevice::open(options.name, /*nonblocking=*/true, &err);
+  auto tap = net::TapDevice::open(options.name, /*nonblocking=*/true, &err, /*vnet_header=*/true);
   if (!tap) fail_io("TAP interface " + options.name, err);
 
   // A batch slot holds a lower-link frame: the MTU, the Ethernet header,
   // tags, and room to spare (a longer frame is counted, not delivered).
   TapLink t(link, std::move(*tap), std::move(*sock), static_cast<std::size_t>(*lower_mtu) + 64);
+  // Large TCP segments and partial checksums from the TAP, finished here
+  // (pump_tap): set while the TAP is still down. Best effort: without it
+  // the kernel segments and checksums as before.
+  t.tcp_offload_ = t.tap_.enable_tcp_offload().ok();
   t.lower_name_ = options.lower;
   t.control_ether_types_ = options.control_ether_types;
   t.lower_mtu_ = *lower_mtu;
@@ -298,33 +307,48 @@ void TapLink::detach(net::EventLoop& loop) {
 std::size_t TapLink::pump_tap(std::size_t budget) {
   std::size_t n = 0;
   while (n < budget) {
-    auto r = tap_.read(MutableByteSpan(buf_.data(), MacsecLink::kMaxFrame));
+    net::VnetHeader vnet;
+    auto r = tap_.read(MutableByteSpan(buf_.data(), buf_.size()), &vnet);
     if (!r) {
       if (r.error() != net::IoError::kWouldBlock) link_->count_io_error();
       break;
     }
     ++n;
-    if (!tsn_) {
-      auto secure = link_->protect_into(ByteSpan(buf_.data(), *r), tx_batch_.next_slot());
-      if (!secure) continue;
-      tx_batch_.commit(*secure);
-      if (tx_batch_.full()) flush_tx();
+    if (vnet.gso_type == net::kVnetGsoNone && (vnet.flags & net::kVnetNeedsCsum) == 0) {
+      tx_plain(ByteSpan(buf_.data(), *r));
       continue;
     }
-    // TSN first hop: classify and tag, protect, then the shaper decides when.
-    tsn_buf_.assign(buf_.begin(), buf_.begin() + static_cast<std::ptrdiff_t>(*r));
-    const auto traffic_class = tsn_->egress(tsn_buf_);
-    if (!traffic_class) continue;
-    if (!shaper_) {
-      auto secure = link_->protect(ByteSpan(tsn_buf_.data(), tsn_buf_.size()));
-      if (secure) send_lower(*secure);
-    } else if (shaper_->submit(ByteSpan(tsn_buf_.data(), tsn_buf_.size()), *traffic_class) !=
-               tsn::EnqueueResult::kQueued) {
-      tsn_->count_shaper_refused();
-    }
+    // A TCP segment up to 64 KiB or a partial checksum: finished here into
+    // frames the TAP's MTU allows (plus two tags), each sent in order.
+    const std::size_t max_plain = static_cast<std::size_t>(mtu_) + 14 + 8;
+    auto done = net::complete_offload(vnet, MutableByteSpan(buf_.data(), *r),
+                                      MutableByteSpan(segment_buf_.data(), segment_buf_.size()),
+                                      std::min(max_plain, segment_buf_.size()), offload_sink_);
+    if (!done) link_->count_offload_error();
   }
   flush_tx();
   return n;
+}
+
+void TapLink::tx_plain(ByteSpan plain) {
+  if (!tsn_) {
+    auto secure = link_->protect_into(plain, tx_batch_.next_slot());
+    if (!secure) return;
+    tx_batch_.commit(*secure);
+    if (tx_batch_.full()) flush_tx();
+    return;
+  }
+  // TSN first hop: classify and tag, protect, then the shaper decides when.
+  tsn_buf_.assign(plain.begin(), plain.end());
+  const auto traffic_class = tsn_->egress(tsn_buf_);
+  if (!traffic_class) return;
+  if (!shaper_) {
+    auto secure = link_->protect(ByteSpan(tsn_buf_.data(), tsn_buf_.size()));
+    if (secure) send_lower(*secure);
+  } else if (shaper_->submit(ByteSpan(tsn_buf_.data(), tsn_buf_.size()), *traffic_class) !=
+             tsn::EnqueueResult::kQueued) {
+    tsn_->count_shaper_refused();
+  }
 }
 
 void TapLink::flush_tx() {

@@ -57,6 +57,7 @@ struct LinkStats {
   std::uint64_t tx_sent = 0;            // secure frames handed to the lower link
   std::uint64_t tx_protect_errors = 0;  // SecY::protect refused (no SA, PN exhausted, too long, ...)
   std::uint64_t tx_send_errors = 0;     // the lower link refused the secure frame
+  std::uint64_t tx_offload_errors = 0;  // a TAP frame whose offload could not be completed (net/offload.h): dropped
   // lower link -> controlled port
   std::uint64_t rx_frames = 0;          // frames received on the lower link (for us)
   std::uint64_t rx_not_for_us = 0;      // unicast to another MAC (promiscuous lower link): ignored
@@ -103,6 +104,7 @@ class MacsecLink {
   void count_not_for_us() { ++stats_.rx_not_for_us; }
   void count_control() { ++stats_.rx_control; }
   void count_io_error() { ++stats_.io_errors; }
+  void count_offload_error() { ++stats_.tx_offload_errors; }
 
   // {"secy": {802.1AE MIB counters}, "link": {link counters},
   //  "tx_sa": {"encoding_an", "next_pn", "exhausted", "new_sa_needed"},
@@ -182,6 +184,12 @@ class TapLink {
   [[nodiscard]] const net::MacAddress& mac() const { return mac_; }
   [[nodiscard]] int mtu() const { return mtu_; }
   [[nodiscard]] int lower_mtu() const { return lower_mtu_; }
+  // The TAP hands over TCP segments up to 64 KiB and partial checksums
+  // (IFF_VNET_HDR + TUNSETOFFLOAD, set by open() before the TAP is up); the
+  // link finishes them (net/offload.h) into MTU-sized frames, each then
+  // going the way of any TAP frame (the --tsn path, or protected with its
+  // own PN, in order, into the batch).
+  [[nodiscard]] bool tcp_offload() const { return tcp_offload_; }
 
   // TSN first hop (link_tsn.h, tsn/shaper_driver.h): frames from the TAP are
   // classified and tagged, protected, and queued in a time-aware shaper on
@@ -254,6 +262,15 @@ class TapLink {
   void flush_tx();
   // One frame from the lower link: not-for-us, hook, control, SecY, TSN, TAP.
   void handle_lower(MutableByteSpan frame, std::int64_t rx_realtime_ns);
+  // One finished plain frame from the TAP: TSN path, or protect into the batch.
+  void tx_plain(ByteSpan plain);
+  struct OffloadSink final : net::FrameSink {
+    TapLink* link = nullptr;
+    void frame(ByteSpan f) override { link->tx_plain(f); }
+  };
+  OffloadSink offload_sink_;
+  std::vector<std::uint8_t> segment_buf_;
+  bool tcp_offload_ = false;
 };
 
 // Endpoint-side SecY on the simulated segment:

@@ -312,7 +312,8 @@ TEST(MacsecTapLinkTest, UdpBetweenNamespacesOverTapLinks) {
   auto sent = tx->send_to({ip1, 6000}, ByteSpan(reinterpret_cast<const std::uint8_t*>(msg.data()), msg.size()));
   ASSERT_TRUE(sent.ok());
   // The deadline only bounds a broken run; the loop ends when the datagram is in.
-  EXPECT_TRUE(loop.run_until([&] { return !got.empty(); }, loop.now() + Duration::seconds(20)));
+  EXPECT_TRUE(loop.run_until([&] { return !got.empty(); }, loop.now() + Duration::seconds(20)))
+      << l0.stats_json().dump() << "\n" << l1.stats_json().dump();
   EXPECT_EQ(got, msg);
   EXPECT_GE(l1.secy().stats().InPktsOK, 2u);  // ARP request + datagram
   EXPECT_GE(l0.secy().stats().InPktsOK, 1u);  // ARP reply
