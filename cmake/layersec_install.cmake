@@ -188,7 +188,13 @@ endforeach()
 file(WRITE "${PROJECT_BINARY_DIR}/install/entry_headers.txt" "${_ls_entry_lines}")
 
 # --- pkg-config: one file per exported target --------------------------------
+# Two variants of each file: under the prefix /usr (the Debian package) the
+# prefix is spelled /usr, so pkg-config recognises /usr/include and /usr/lib
+# as system directories and leaves them out of --cflags/--libs; under any
+# other prefix it is ${pcfiledir}/../.., so a staged (DESTDIR) or moved tree
+# works as is. The install step picks the variant for CMAKE_INSTALL_PREFIX.
 file(RELATIVE_PATH _ls_pc_to_prefix "/prefix/${LAYERSEC_INSTALL_PKGCONFIGDIR}" "/prefix")
+set(_ls_pc_names "")
 foreach(t IN LISTS _ls_targets)
   get_target_property(export_name ${t} EXPORT_NAME)
   string(REPLACE "_" "-" pc_name "layersec-${export_name}")
@@ -234,9 +240,7 @@ foreach(t IN LISTS _ls_targets)
   string(STRIP "${requires}" requires)
   string(STRIP "${libs}" libs)
   string(STRIP "${cflags}" cflags)
-  file(WRITE "${PROJECT_BINARY_DIR}/install/pkgconfig/${pc_name}.pc"
-"prefix=\${pcfiledir}/${_ls_pc_to_prefix}
-libdir=\${prefix}/${CMAKE_INSTALL_LIBDIR}
+  set(_ls_pc_body "libdir=\${prefix}/${CMAKE_INSTALL_LIBDIR}
 includedir=\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}
 
 Name: ${pc_name}
@@ -246,9 +250,23 @@ Requires: ${requires}
 Libs: ${libs}
 Cflags: ${cflags}
 ")
-  install(FILES "${PROJECT_BINARY_DIR}/install/pkgconfig/${pc_name}.pc"
-          DESTINATION "${LAYERSEC_INSTALL_PKGCONFIGDIR}" COMPONENT dev)
+  file(WRITE "${PROJECT_BINARY_DIR}/install/pkgconfig/${pc_name}.pc"
+       "prefix=\${pcfiledir}/${_ls_pc_to_prefix}\n${_ls_pc_body}")
+  file(WRITE "${PROJECT_BINARY_DIR}/install/pkgconfig-usr/${pc_name}.pc" "prefix=/usr\n${_ls_pc_body}")
+  list(APPEND _ls_pc_names "${pc_name}.pc")
 endforeach()
+set(_ls_pc_files "")
+foreach(f IN LISTS _ls_pc_names)
+  string(APPEND _ls_pc_files " \"${PROJECT_BINARY_DIR}/install/pkgconfig\${_ls_pc_variant}/${f}\"")
+endforeach()
+install(CODE "
+  set(_ls_pc_variant \"\")
+  if(CMAKE_INSTALL_PREFIX STREQUAL \"/usr\")
+    set(_ls_pc_variant -usr)
+  endif()
+  file(INSTALL DESTINATION \"\${CMAKE_INSTALL_PREFIX}/${LAYERSEC_INSTALL_PKGCONFIGDIR}\" TYPE FILE
+       FILES ${_ls_pc_files})
+" COMPONENT dev)
 
 # --- the CLI, its data and the documentation ---------------------------------
 # layersec-node: the `node` command alone, which `layersec node` executes from

@@ -1,6 +1,8 @@
 // Fuzz target: the node configuration reader (node/node_config.h,
 // `layersec node --config`), including its "secoc" section (the SecOC engine
-// configuration, key files, bindings) and its "test" section. The input is
+// configuration, key files, bindings), its "test" section and its "raw" and
+// "tsn" sections (the AF_PACKET transport and its TSN first hop: the
+// `macsec up --tsn` reader, taprio schedules included). The input is
 // the JSON text; the key files the examples name exist (keys/*.key in a
 // private temporary directory used as the configuration's directory).
 // Property: every input is either refused with NodeConfigError (or the SecOC

@@ -1,7 +1,9 @@
-// Fuzz target: report.html's zonal section (harness/report_zonal.h), which
-// reads the zonal section's JSON document by field name, and the page writer
-// (harness/report_html.h) with it. The input is the JSON text. Properties:
-// any JSON value yields a section without an exception or a crash, and the
+// Fuzz target: report.html's sections read from other commands' JSON by field
+// name: the zonal section (harness/report_zonal.h, the zonal JSON) and the
+// bench tsn section (harness/report_tsn.h, `layersec bench tsn --json`), both
+// built from the same input, and the page writer (harness/report_html.h) with
+// them. The input is the JSON text. Properties:
+// any JSON value yields both sections without an exception or a crash, and the
 // rendered page holds only the writer's own tags: whatever strings, keys or
 // numbers the document carries reach the page as text (escaped), never as
 // markup. No serialiser: no round trip.
@@ -12,6 +14,7 @@
 
 #include "fuzz_support.h"
 #include "layersec/harness/report_html.h"
+#include "layersec/harness/report_tsn.h"
 #include "layersec/harness/report_zonal.h"
 
 using namespace layersec;
@@ -22,6 +25,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   harness::ReportDocument doc;
   doc.title = "fuzz";
   doc.sections.push_back(harness::zonal_report_section(*j));
+  doc.sections.push_back(harness::tsn_report_section(*j, "fuzz.json"));
   const std::string html = harness::render_report_html(doc);
   static const std::set<std::string> allowed = {
       "html",    "head",    "meta", "title", "style",   "body", "header", "h1",   "h2",    "h3",     "p",

@@ -47,7 +47,17 @@ const CommandRegistration reg(57, [](CLI::App& root) {
       ->check(whole_in(1, 1000000));
   cmd->add_option("--seed", o->seed, "simulation seed (default 1)")->check(whole_in(0, ~std::uint64_t{0}));
   cmd->add_option("--json", o->json_path, "write the rows (results.json layout) to FILE")->check(kOutputFile);
-  cmd->add_option("--out", o->out_dir, "also write a full results folder (csv, report.md, report.html, plots)")->check(kOutputDir);
+  auto* out_opt = cmd->add_option("--out", o->out_dir, "also write a full results folder (csv, report.md, report.html, plots)")
+                      ->check(kOutputDir);
+  cmd->add_option("--tsn-json", o->tsn_json,
+                  "`layersec bench tsn --json` results to show in report.html (default: OUT/tsn.json when it exists)")
+      ->check(kRegularFile)
+      ->needs(out_opt);
+  cmd->add_option("--zonal-json", o->zonal_json,
+                  "`layersec bench zonal --json` results to show in report.html (default: OUT/zonal.json when it "
+                  "exists)")
+      ->check(kRegularFile)
+      ->needs(out_opt);
   cmd->add_flag("--quick", o->quick, "fewer sizes (smoke run)");
   cmd->add_option("--payloads", o->payloads, "payload sizes in bytes (default 64 256 512 1024 1400)")
       ->check(whole_in(8, 1400));

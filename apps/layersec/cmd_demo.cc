@@ -26,6 +26,7 @@ struct Options {
   bool quick = false;
   bool no_plots = false;
   std::vector<int> groups;
+  std::string tsn_json;
 };
 
 const CommandRegistration reg(5, [](CLI::App& root) {
@@ -39,6 +40,9 @@ const CommandRegistration reg(5, [](CLI::App& root) {
   cmd->add_option("--out", o->out, "results folder: json, csv, report.md, report.html, plots (default build/demo-results)")->check(kOutputDir);
   cmd->add_flag("--quick", o->quick, "smoke run: 20 iterations and group sizes 1, 2, 4 (unless given)");
   cmd->add_flag("--no-plots", o->no_plots, "do not call gnuplot");
+  cmd->add_option("--tsn-json", o->tsn_json,
+                  "`layersec bench tsn --json` results to show in report.html (default: OUT/tsn.json when it exists)")
+      ->check(kRegularFile);
   cmd->add_option("--groups", o->groups, "multicast group sizes for the group-size sweep (default 1 2 4 8 16)")
       ->check(whole_in(1, 200));
   cmd->callback([o, it] {
@@ -49,6 +53,7 @@ const CommandRegistration reg(5, [](CLI::App& root) {
     d.quick = o->quick;
     d.plots = !o->no_plots;
     d.group_sizes = o->groups;
+    d.tsn_json = o->tsn_json;
     d.progress = ::isatty(STDERR_FILENO) != 0;
     set_exit_code(harness::run_demo(d, std::cout, std::cerr));
   });

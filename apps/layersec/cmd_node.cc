@@ -34,8 +34,9 @@ const CommandRegistration reg(60, [](CLI::App& root) {
       ->check(finite_in(0, 1e9));
   cmd->add_flag("--json", opts->json, "one JSON object per line on stdout");
   cmd->add_flag("--first-start", opts->first_start,
-                "SecOC first provisioning: create the state file if it is missing (without it a "
-                "missing state file is an error: a restarted trip counter would reuse freshness values)");
+                "first provisioning of new keys: create a missing SecOC state file and MACsec PN state "
+                "file (without it a missing one is an error: a restarted trip counter or PN would reuse "
+                "freshness values or GCM nonces)");
   auto seed = std::make_shared<std::uint64_t>(0);
   cmd->add_option("--seed", *seed, "seed of the SD random delays (default: random)")
       ->check(whole_in(0, ~std::uint64_t{0}));

@@ -83,6 +83,8 @@ void run_bench(const BenchOptions& o) {
                     {"ratio", g.ratio},
                     {"ratio_min", g.ratio_min},
                     {"ratio_max", g.ratio_max},
+                    {"own_mac_ns_per_op", g.own_mac_ns_per_op},
+                    {"framing_ratio", g.framing_ratio},
                     {"rounds", g.rounds},
                     {"goal_ratio", benchrun::kSecocGoalRatio},
                     {"goal_met", g.met()}});

@@ -181,10 +181,18 @@ ip netns exec "$nsa" "$layersec" macsec up --backend kernel --link "$va" --name 
   --config "$work/k.json" --new-key >"$work/kernel.out" 2>&1 </dev/null &
 kpid=$!
 pids+=("$kpid")
-sleep 1
-if kill -0 "$kpid" 2>/dev/null; then
+# Wait for either outcome (an ASan build can take seconds to get there): the device comes up,
+# or the process exits with the driver error.
+for _ in $(seq 1 600); do
+  grep -q "^macsec up (kernel):" "$work/kernel.out" 2>/dev/null && break
+  kill -0 "$kpid" 2>/dev/null || break
+  sleep 0.1
+done
+if grep -q "^macsec up (kernel):" "$work/kernel.out" && kill -0 "$kpid" 2>/dev/null; then
   echo "note: this kernel has a macsec driver; --backend kernel came up"
   kill -TERM "$kpid"; wait "$kpid" || fail "kernel back end exited with an error"
+elif kill -0 "$kpid" 2>/dev/null; then
+  fail "--backend kernel neither came up nor exited in 60 s: $(cat "$work/kernel.out")"
 else
   if wait "$kpid"; then fail "--backend kernel exited 0 without a driver"; fi
   grep -q "Unknown device type" "$work/kernel.out" || fail "unclear kernel back end error: $(cat "$work/kernel.out")"

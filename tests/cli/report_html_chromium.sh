@@ -11,7 +11,11 @@
 #     cost and key-establishment tables, the group sizes, the zonal network),
 #     every chart with drawn series (overhead against the paper's, latency
 #     CDFs, group size and growth against the paper's Table 21, the zonal ST
-#     latency and BE throughput), the run's settings and the machine;
+#     latency and BE throughput), the run's settings and the machine; the
+#     bench tsn section from a recorded `layersec bench tsn --json` document
+#     (tests/report/tsn_bench_sample.json) found as tsn.json in the folder:
+#     every row, the TSN lab paper's figures labelled as the paper's, the
+#     throughput and latency charts of both ports;
 #   - keeps report.html, results.json and the screenshot report.png in
 #     $LAYERSEC_TEST_ARTIFACTS/report_html (default: test-artifacts/ in the
 #     directory ctest runs the test in).
@@ -22,6 +26,7 @@
 # Usage: report_html_chromium.sh /path/to/layersec
 set -euo pipefail
 LAYERSEC="$1"
+TSN_SAMPLE="$(cd "$(dirname "${BASH_SOURCE[0]}")/../report" && pwd)/tsn_bench_sample.json"
 
 chromium="$(command -v chromium || command -v chromium-browser || true)"
 if [[ -z "$chromium" ]]; then
@@ -35,6 +40,17 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 out="$tmp/results <img src=x onerror=alert(1)>"
+# A bad --tsn-json fails at once (status 2, the file named), before any run.
+echo '{"rows": [' > "$tmp/bad_tsn.json"
+st=0
+"$LAYERSEC" demo --quick --iterations 1 --no-plots --out "$tmp/bad" --tsn-json "$tmp/bad_tsn.json" \
+  > "$tmp/bad_stdout.txt" 2> "$tmp/bad_stderr.txt" || st=$?
+[[ $st -eq 2 ]] || fail "demo with a truncated --tsn-json: status $st, want 2"
+grep -q "bad_tsn.json: not valid JSON" "$tmp/bad_stderr.txt" || fail "the bad --tsn-json is not named"
+[[ ! -e "$tmp/bad/results.json" ]] || fail "the demo ran with a bad --tsn-json"
+# The bench tsn results found in the results folder join the page.
+mkdir -p "$out"
+cp "$TSN_SAMPLE" "$out/tsn.json"
 if ! "$LAYERSEC" demo --quick --iterations 10 --seed 5 --no-plots --out "$out" > "$tmp/stdout.txt" 2> "$tmp/stderr.txt"; then
   cat "$tmp/stdout.txt" "$tmp/stderr.txt"
   fail "layersec demo exited non-zero"
@@ -42,6 +58,7 @@ fi
 page="$out/report.html"
 [[ -s "$page" ]] || fail "report.html missing or empty"
 grep -q "^report: .*report.html" "$tmp/stdout.txt" || fail "the demo did not say where report.html is"
+grep -q "^report.html: the bench tsn results of .*tsn.json" "$tmp/stdout.txt" || fail "the demo did not take tsn.json"
 if grep -q $'\r' "$tmp/stderr.txt"; then fail "progress lines on a pipe"; fi
 
 # 1. Self-contained, as written.
@@ -76,7 +93,7 @@ render() {
   if ! timeout 180 "$chromium" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
       --disable-background-networking --disable-component-update --disable-sync --user-data-dir="$profile" \
       --host-resolver-rules="MAP * ~NOTFOUND" --hide-scrollbars --enable-logging=stderr --log-level=0 \
-      --window-size=1400,6500 --screenshot="$2" --dump-dom "$uri" > "$3" 2> "$tmp/chromium.log"; then
+      --window-size=1400,10000 --screenshot="$2" --dump-dom "$uri" > "$3" 2> "$tmp/chromium.log"; then
     rm -rf "$profile"
     tail -20 "$tmp/chromium.log"
     fail "chromium could not render $1"
@@ -163,7 +180,7 @@ def chart(id_, series, paper=False):
         assert "the paper's" in text(f), f"chart {id_}: the paper's figures not labelled"
 
 PY
-python3 - "$tmp/dom.html" "$tmp/dom_check.py" "$out/results.json" "$out/zonal.json" <<'PY'
+python3 - "$tmp/dom.html" "$tmp/dom_check.py" "$out/results.json" "$out/zonal.json" "$TSN_SAMPLE" <<'PY'
 import json, sys
 exec(open(sys.argv[2], encoding="utf-8").read())
 t = table("table-paper-scenarios-sim", 10, paper=True)
@@ -187,7 +204,16 @@ chart("chart-group-growth", 3, paper=True)
 chart("chart-cdf-group-size", 6)
 chart("chart-zonal", 6)
 chart("chart-zonal-be", 3)
-for sec in ("run", "paper-scenarios", "group-size", "zonal", "notes"):
+tsn = json.load(open(sys.argv[5]))
+table("table-tsn", len(tsn["rows"]))  # every row of the bench tsn document
+table("table-tsn-paper", 6, paper=True)
+assert "the TSN lab paper's" in text(dom.by_id["table-tsn-paper"]), "the TSN paper's figures are not labelled"
+for port in sorted({r["port_mbit_s"] for r in tsn["rows"]}):
+    chart(f"chart-tsn-throughput-{port}", 2)
+    chart(f"chart-tsn-latency-{port}", 3)
+badges = [n for n in walk(dom.by_id["tsn"]) if "badge" in n["attrs"].get("class", "")]
+assert len(badges) == len(tsn["goals"]), f"{len(badges)} goal badges, {len(tsn['goals'])} goals"
+for sec in ("run", "paper-scenarios", "group-size", "zonal", "tsn", "notes"):
     assert dom.by_id.get(sec, {}).get("tag") == "section", f"section {sec} missing"
 run = text(dom.by_id["run"])
 for fact in ("CPU", "cores", "kernel", "build type", "compiler", "commit", "started (UTC)", "seed", "group sizes"):
@@ -207,14 +233,16 @@ echo "report_html: kept $keep/report.html and $keep/report.png"
 
 # 6. `bench scenarios --out DIR` writes its page too: every series it ran as a
 # table with its rows, the sweep charts drawn.
+# Given files: the bench tsn document and the demo's zonal.json.
 if ! "$LAYERSEC" bench scenarios --quick --iterations 5 --seed 5 --no-tp --out "$tmp/bench" \
+    --tsn-json "$TSN_SAMPLE" --zonal-json "$out/zonal.json" \
     > "$tmp/bench_stdout.txt" 2> "$tmp/bench_stderr.txt"; then
   cat "$tmp/bench_stdout.txt" "$tmp/bench_stderr.txt"
   fail "layersec bench scenarios exited non-zero"
 fi
 grep -q "^report: .*report.html" "$tmp/bench_stdout.txt" || fail "bench scenarios did not say where report.html is"
 render "$tmp/bench/report.html" "$tmp/report_bench.png" "$tmp/dom_bench.html"
-python3 - "$tmp/dom_bench.html" "$tmp/dom_check.py" "$tmp/bench/results.json" <<'PY'
+python3 - "$tmp/dom_bench.html" "$tmp/dom_check.py" "$tmp/bench/results.json" "$TSN_SAMPLE" "$out/zonal.json" <<'PY'
 import collections, json, sys
 exec(open(sys.argv[2], encoding="utf-8").read())
 rows = collections.Counter(r["series"] for r in json.load(open(sys.argv[3]))["scenarios"])
@@ -226,7 +254,12 @@ for series, n in rows.items():
 chart("chart-payload", 2)
 chart("chart-dtls-fanout", 4)
 chart("chart-group-growth", 3, paper=True)
+table("table-tsn", len(json.load(open(sys.argv[4]))["rows"]))
+table("table-tsn-paper", 6, paper=True)
+table("table-zonal", len(json.load(open(sys.argv[5]))["rows"]))
+chart("chart-zonal", 6)
 run = text(dom.by_id["run"])
+assert "bench tsn results" in run and "bench zonal results" in run, "the run section does not name the given files"
 assert "layersec bench scenarios" in run and "topology" in run, "the run section does not name the command and topology"
 print(f"report_html: bench page DOM OK ({len(dom.tags)} elements, {sum(rows.values())} rows)")
 PY

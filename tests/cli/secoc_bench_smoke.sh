@@ -23,6 +23,7 @@ for r in goal:
     assert r["op"] == "protect+verify" and r["bytes"] == 64 and r["goal_ratio"] == 1.15, r
     assert r["ns_per_op"] > 0 and r["baseline_ns_per_op"] > 0 and r["rounds"] >= 1, r
     assert 0 < r["ratio_min"] <= r["ratio"] <= r["ratio_max"], r
+    assert r["own_mac_ns_per_op"] > 0 and r["framing_ratio"] > 0, r
     assert r["goal_met"] == (r["ratio"] <= r["goal_ratio"]), r
 for r in rows:
     for k in ("profile", "op", "bytes", "ns_per_op", "baseline_ns_per_op", "ratio"):
@@ -37,5 +38,5 @@ print(f"bench secoc smoke: {len(rows)} rows")
 PY
 grep -q "ratio" "$out/stdout"
 grep -q "^goal: protect+verify of a 64-byte PDU within 1.15x" "$out/stdout"
-[ "$(grep -cE '^(profile[123]|vendor) +cmac-aes(128|256) .* (met|NOT met)$' "$out/stdout")" = 4 ]
+[ "$(grep -cE '^(profile[123]|vendor) +cmac-aes(128|256) .* (met|NOT met) +[0-9.]+ +[0-9.]+$' "$out/stdout")" = 4 ]
 grep -q "resynchronisation after a burst loss" "$out/stdout"

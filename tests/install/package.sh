@@ -30,6 +30,11 @@ for f in ./usr/bin/layersec ./usr/include/layersec/secoc/engine.h ./usr/include/
 done
 if grep -q '^./usr/include/layersec/harness/' "$WORK/files"; then fail "internal harness headers packaged"; fi
 echo "ok: dpkg-deb -c: CLI, headers, libraries, CMake and pkg-config files, data and docs ($(wc -l <"$WORK/files") entries)"
+# Under /usr the .pc files spell the prefix /usr (pkg-config then leaves the
+# system directories out of --cflags/--libs), not ${pcfiledir}/../..
+pc_prefix="$(dpkg-deb --fsys-tarfile "$DEB" | tar -xO ./usr/lib/pkgconfig/layersec-secoc.pc | sed -n 's/^prefix=//p')"
+[[ "$pc_prefix" == "/usr" ]] || fail "layersec-secoc.pc in the package: prefix=$pc_prefix, want /usr"
+echo "ok: the packaged .pc files say prefix=/usr"
 
 dpkg-deb -I "$DEB" >"$WORK/info"
 depends="$(sed -n 's/^ Depends: //p' "$WORK/info")"

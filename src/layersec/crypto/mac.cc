@@ -9,6 +9,7 @@
 
 #include "layersec/base/secret.h"
 #include "layersec/crypto/chaskey.h"
+#include "layersec/crypto/cmac.h"
 
 namespace layersec::crypto {
 
@@ -249,8 +250,24 @@ Result<std::unique_ptr<Mac>, CryptoError> make_mac(MacAlgorithm algorithm, ByteS
       if (!c) return Err(c.error());
       return std::unique_ptr<Mac>(std::move(c).value());
     }
+    case MacAlgorithm::kCmacAes128:
+    case MacAlgorithm::kCmacAes192:
+    case MacAlgorithm::kCmacAes256: {
+      auto c = CbcCmac::create(algorithm, key);
+      if (!c) return Err(c.error());
+      return std::unique_ptr<Mac>(std::move(c).value());
+    }
     default:
       return make_evp_mac(algorithm, key);
+  }
+}
+
+Result<std::unique_ptr<Mac>, CryptoError> make_openssl_cmac(MacAlgorithm alg, ByteSpan key) {
+  switch (alg) {
+    case MacAlgorithm::kCmacAes128:
+    case MacAlgorithm::kCmacAes192:
+    case MacAlgorithm::kCmacAes256: return make_evp_mac(alg, key);
+    default: return Err(CryptoError::kBackend);
   }
 }
 

@@ -1,7 +1,9 @@
 // Message authentication codes behind one interface, with contexts built once
 // per key and reused for every message (no allocation per message).
 //
-//   AES-CMAC-128/192/256 (RFC 4493, NIST SP 800-38B)      OpenSSL EVP_MAC "CMAC"
+//   AES-CMAC-128/192/256 (RFC 4493, NIST SP 800-38B)      cmac.h: CMAC over OpenSSL
+//                                                         AES-CBC (EVP_MAC "CMAC" is
+//                                                         the cross-check)
 //   HMAC-SHA256 (RFC 2104 / FIPS 198-1)                   OpenSSL EVP_MAC "HMAC"
 //   keyed BLAKE2s-256 (RFC 7693)                          OpenSSL EVP_MAC "BLAKE2SMAC"
 //   Chaskey (8 rounds) and Chaskey-12 (ISO/IEC 29192-6)   written here (chaskey.h)

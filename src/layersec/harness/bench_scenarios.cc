@@ -7,6 +7,7 @@
 
 #include "layersec/harness/dtls_fanout_rows.h"
 #include "layersec/harness/netns_scenarios.h"
+#include "layersec/harness/report_tsn.h"
 #include "layersec/harness/results.h"
 #include "layersec/harness/results_output.h"
 #include "layersec/harness/results_table.h"
@@ -49,7 +50,9 @@ int run_sim(const BenchScenarioOptions& o, std::ostream& out, std::ostream& err)
   // 4. Writers.
   write_text_table(out, rows);
   for (const auto& line : group_size_goal_lines(rows)) out << line << "\n";
-  if (!write_results({.json_path = o.json_path, .out_dir = o.out_dir, .plots = true}, info, rows, out, err))
+  if (!write_results(
+          {.json_path = o.json_path, .out_dir = o.out_dir, .plots = true, .report_sections = o.report_sections}, info,
+          rows, out, err))
     return 1;
   return run.failures ? 1 : 0;
 }
@@ -73,16 +76,26 @@ std::vector<std::pair<std::string, std::string>> bench_settings(const BenchScena
   }
   if (!o.json_path.empty()) out.emplace_back("json", o.json_path);
   if (!o.out_dir.empty()) out.emplace_back("results folder", o.out_dir);
+  if (!o.tsn_json.empty()) out.emplace_back("bench tsn results", o.tsn_json);
+  if (!o.zonal_json.empty()) out.emplace_back("bench zonal results", o.zonal_json);
   return out;
 }
 
-int run_bench_scenarios(const BenchScenarioOptions& o, const NetnsScenarioOptions& netns, std::ostream& out,
+int run_bench_scenarios(const BenchScenarioOptions& options, const NetnsScenarioOptions& netns, std::ostream& out,
                         std::ostream& err) {
-  if (o.topology == "netns") return run_netns_scenarios(o, netns, out, err);
-  if (o.topology != "sim") {
-    err << "layersec: unknown topology '" << o.topology << "' (sim | netns)\n";
+  if (options.topology != "sim" && options.topology != "netns") {
+    err << "layersec: unknown topology '" << options.topology << "' (sim | netns)\n";
     return 2;
   }
+  // The bench tsn / zonal results for report.html, read before the run.
+  BenchScenarioOptions o = options;
+  if (!o.out_dir.empty() || !o.tsn_json.empty() || !o.zonal_json.empty()) {
+    auto sections = result_file_sections(
+        o.out_dir, {.tsn_json = o.tsn_json, .zonal_json = o.zonal_json, .zonal = true}, out, err);
+    if (!sections) return 2;
+    o.report_sections = std::move(*sections);
+  }
+  if (o.topology == "netns") return run_netns_scenarios(o, netns, out, err);
   return run_sim(o, out, err);
 }
 

@@ -8,6 +8,7 @@
 #include "layersec/base/file.h"
 #include "layersec/harness/plots.h"
 #include "layersec/harness/report_scenarios.h"
+#include "layersec/harness/report_tsn.h"
 #include "layersec/harness/report_zonal.h"
 #include "layersec/harness/results.h"
 #include "layersec/harness/results_output.h"
@@ -125,12 +126,17 @@ int run_demo(const DemoOptions& o, std::ostream& out, std::ostream& err) {
                    {"quick", o.quick ? "yes" : "no"},
                    {"gnuplot PNGs", o.plots ? "yes (when gnuplot is installed)" : "no (--no-plots)"},
                    {"results folder", o.out_dir}};
+  if (!o.tsn_json.empty()) info.settings.emplace_back("bench tsn results", o.tsn_json);
   out << "layersec demo: the seed paper's ten sub-scenarios on the simulated segment (Table 14)\n"
       << "method: " << info.method << "\n\n";
   if (o.iterations < 1) {
     err << "layersec: --iterations must be at least 1\n";
     return 2;
   }
+  // The bench tsn results for report.html, read now: a bad file fails before the run.
+  const auto found =
+      result_file_sections(o.out_dir, {.tsn_json = o.tsn_json, .zonal_json = "", .zonal = false}, out, err);
+  if (!found) return 2;
 
   // 2. The simulated runner.
   std::shared_ptr<const Credentials> creds;
@@ -163,13 +169,16 @@ int run_demo(const DemoOptions& o, std::ostream& out, std::ostream& err) {
   write_warnings(out, paper.rows);
   std::vector<ScenarioResult> rows = std::move(paper.rows);
   rows.insert(rows.end(), groups.rows.begin(), groups.rows.end());
-  if (!write_results({.json_path = "", .out_dir = o.out_dir, .plots = o.plots, .html = false}, info, rows, out, err))
+  if (!write_results({.json_path = "", .out_dir = o.out_dir, .plots = o.plots, .html = false, .report_sections = {}},
+                     info, rows, out, err))
     return 1;
   nlohmann::json zonal;
   const bool zonal_ok = run_zonal_section(o, out, err, zonal);
-  // 5. report.html: every table and chart of the run on one page, the zonal section included.
+  // 5. report.html: every table and chart of the run on one page, the zonal section and the
+  //    bench tsn results (when given or found) included.
   std::vector<ReportSection> extra;
   if (!zonal.is_null()) extra.push_back(zonal_report_section(zonal));
+  extra.insert(extra.end(), found->begin(), found->end());
   if (!write_report_html(o.out_dir, info, rows, extra, out, err) || !zonal_ok) return 1;
   const int failures = paper.failures + groups.failures;
   if (failures) {

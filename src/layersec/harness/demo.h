@@ -23,6 +23,9 @@ struct DemoOptions {
   bool progress = false;     // progress lines on the error stream
   bool plots = true;
   std::vector<int> group_sizes;  // empty: 1, 2, 4, 8, 16, 32, 64 (quick: 1, 2, 4)
+  // `layersec bench tsn --json` results for report.html (report_tsn.h);
+  // empty: out_dir/tsn.json when it exists. Read before the run.
+  std::string tsn_json;
 };
 
 // Runs the paper's ten sub-scenarios and the group-size sweep, prints the

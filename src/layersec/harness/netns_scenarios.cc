@@ -745,7 +745,9 @@ PhaseOutcome write_run_results(NetnsRun& r) {
   std::ostream& err = r.err;
   r.status = r.failures ? 1 : 0;
   if (g_interrupted) r.status = 130;
-  if (!write_results({.json_path = o.json_path, .out_dir = o.out_dir, .plots = true}, r.info, r.rows, out, err))
+  if (!write_results(
+          {.json_path = o.json_path, .out_dir = o.out_dir, .plots = true, .report_sections = o.report_sections},
+          r.info, r.rows, out, err))
     r.status = r.status ? r.status : 1;
   if (r.failures) err << "layersec: " << r.failures << " scenario(s) failed\n";
   return proceed();

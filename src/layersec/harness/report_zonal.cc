@@ -25,7 +25,9 @@ std::string scalar_text(const json& v, int digits = 2) {
   return "–";
 }
 
-std::optional<double> number(const json& o, const char* key) {
+}  // namespace
+
+std::optional<double> json_field_number(const json& o, const char* key) {
   if (!o.is_object()) return std::nullopt;
   const auto it = o.find(key);
   if (it == o.end() || !it->is_number()) return std::nullopt;
@@ -33,11 +35,13 @@ std::optional<double> number(const json& o, const char* key) {
   return std::isfinite(d) ? std::optional<double>(d) : std::nullopt;
 }
 
-std::string text(const json& o, const char* key) {
+std::string json_field_text(const json& o, const char* key) {
   if (!o.is_object()) return "–";
   const auto it = o.find(key);
   return it == o.end() ? "–" : scalar_text(*it);
 }
+
+namespace {
 
 // The unit a field's name ends with.
 std::pair<std::string, std::string> head_and_unit(const std::string& key) {
@@ -137,12 +141,12 @@ ReportTable rows_table(const json& rows) {
   for (const auto& r : rows) {
     std::vector<std::string> cells;
     for (std::size_t i = 0; i < keys.size(); ++i) {
-      std::string c = text(r, keys[i].c_str());
+      std::string c = json_field_text(r, keys[i].c_str());
       if (keys[i] == "shaper") c = shaper_name(c);
       cells.push_back(std::move(c));
     }
     t.rows.push_back(std::move(cells));
-    const auto over = number(r, "st_over_bound");
+    const auto over = json_field_number(r, "st_over_bound");
     t.row_flags.push_back(over && *over > 0 ? "failed" : "");
   }
   return t;
@@ -166,25 +170,25 @@ std::vector<ReportFigure> zonal_figures(const json& rows) {
   std::map<std::string, std::vector<const json*>> by;
   std::vector<std::string> order;
   for (const auto& r : rows) {
-    if (!r.is_object() || !number(r, "hops")) continue;
-    const std::string s = text(r, "shaper");
+    if (!r.is_object() || !json_field_number(r, "hops")) continue;
+    const std::string s = json_field_text(r, "shaper");
     if (!by.count(s)) order.push_back(s);
     by[s].push_back(&r);
   }
   for (const auto& s : order) {
     auto list = by[s];
-    std::sort(list.begin(), list.end(), [](const json* a, const json* b) { return *number(*a, "hops") < *number(*b, "hops"); });
+    std::sort(list.begin(), list.end(), [](const json* a, const json* b) { return *json_field_number(*a, "hops") < *json_field_number(*b, "hops"); });
     const int c = shaper_color(s);
     ChartSeries mx{shaper_name(s) + ", max", {}, SeriesStyle::kLineMarkers, c, false, false};
     ChartSeries p99{shaper_name(s) + ", p99", {}, SeriesStyle::kLine, c, true, false};
     ChartSeries bound{"bound, " + shaper_name(s), {}, SeriesStyle::kLine, c, false, false};
     ChartSeries thr{shaper_name(s), {}, SeriesStyle::kLineMarkers, c, false, false};
     for (const json* r : list) {
-      const double h = *number(*r, "hops");
-      if (auto v = number(*r, "st_max_us")) mx.points.emplace_back(h, *v);
-      if (auto v = number(*r, "st_p99_us")) p99.points.emplace_back(h, *v);
-      if (auto v = number(*r, "bound_us")) bound.points.emplace_back(h, *v);
-      if (auto v = number(*r, "be_throughput_mbit_s")) thr.points.emplace_back(h, *v);
+      const double h = *json_field_number(*r, "hops");
+      if (auto v = json_field_number(*r, "st_max_us")) mx.points.emplace_back(h, *v);
+      if (auto v = json_field_number(*r, "st_p99_us")) p99.points.emplace_back(h, *v);
+      if (auto v = json_field_number(*r, "bound_us")) bound.points.emplace_back(h, *v);
+      if (auto v = json_field_number(*r, "be_throughput_mbit_s")) thr.points.emplace_back(h, *v);
     }
     lat.series.push_back(std::move(mx));
     lat.series.push_back(std::move(p99));
@@ -224,7 +228,7 @@ ReportTable json_rows_table(const json& array, const std::string& id, const std:
   for (const auto& r : array) {
     if (!r.is_object()) continue;
     std::vector<std::string> cells;
-    for (const auto& k : keys) cells.push_back(text(r, k.c_str()));
+    for (const auto& k : keys) cells.push_back(json_field_text(r, k.c_str()));
     t.rows.push_back(std::move(cells));
   }
   return t;
@@ -267,18 +271,18 @@ ReportSection zonal_report_section(const json& z) {
   }
   if (z.is_object() && z.contains("compromised_switch") && z["compromised_switch"].is_object()) {
     const json& c = z["compromised_switch"];
-    const auto accepted = number(c, "accepted");
-    s.notes.push_back({"Compromised switch " + text(c, "switch") + " (" + text(c, "hops") + " hops, shaper on) read " +
-                           text(c, "read_plaintext") + " of " + text(c, "st_sent") + " events in the clear (e.g. " +
-                           text(c, "example_read") + ").",
+    const auto accepted = json_field_number(c, "accepted");
+    s.notes.push_back({"Compromised switch " + json_field_text(c, "switch") + " (" + json_field_text(c, "hops") + " hops, shaper on) read " +
+                           json_field_text(c, "read_plaintext") + " of " + json_field_text(c, "st_sent") + " events in the clear (e.g. " +
+                           json_field_text(c, "example_read") + ").",
                        ""});
-    s.notes.push_back({"It altered and re-protected " + text(c, "altered") + "; MACsec at the central node accepted " +
-                           text(c, "macsec_accepted_at_central") + " of them, SecOC rejected " +
-                           text(c, "secoc_rejected") + "; altered events accepted: " + text(c, "accepted") + ".",
+    s.notes.push_back({"It altered and re-protected " + json_field_text(c, "altered") + "; MACsec at the central node accepted " +
+                           json_field_text(c, "macsec_accepted_at_central") + " of them, SecOC rejected " +
+                           json_field_text(c, "secoc_rejected") + "; altered events accepted: " + json_field_text(c, "accepted") + ".",
                        accepted ? (*accepted == 0 ? "met" : "not-met") : ""});
     s.highlights.push_back({"Zonal: altered events accepted at C", accepted ? scalar_text(c["accepted"]) : "–",
-                            "of " + text(c, "altered") + " a compromised switch altered and re-protected (MACsec accepted " +
-                                text(c, "macsec_accepted_at_central") + "; SecOC must reject all)",
+                            "of " + json_field_text(c, "altered") + " a compromised switch altered and re-protected (MACsec accepted " +
+                                json_field_text(c, "macsec_accepted_at_central") + "; SecOC must reject all)",
                             accepted ? (*accepted == 0 ? "met" : "not-met") : ""});
   }
   // Anything else the zonal section reports, so nothing is dropped.

@@ -10,6 +10,10 @@
 // mistyped fields show as "–", never an error.
 #pragma once
 
+#include <optional>
+#include <string>
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "layersec/harness/report_html.h"
@@ -26,5 +30,12 @@ namespace layersec::harness {
 // know.
 [[nodiscard]] ReportTable json_rows_table(const nlohmann::json& array, const std::string& id,
                                           const std::string& caption, const std::vector<std::string>& skip = {});
+
+// A field of a JSON object for a cell: the number when it is a finite number
+// (nullopt otherwise, or when `o` is not an object); the text ("–" when
+// missing; booleans "yes"/"no"; numbers with 2 decimals unless whole). Used
+// by the sections built from other commands' JSON (report_tsn.h).
+[[nodiscard]] std::optional<double> json_field_number(const nlohmann::json& o, const char* key);
+[[nodiscard]] std::string json_field_text(const nlohmann::json& o, const char* key);
 
 }  // namespace layersec::harness

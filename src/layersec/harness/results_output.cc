@@ -21,7 +21,8 @@ void write_text_file(const std::string& path, const std::string& text) {
 }
 
 bool write_results_folder(const std::string& dir, const RunInfo& info, const std::vector<ScenarioResult>& rows,
-                          bool plots, std::ostream& out, std::ostream& err, bool html) {
+                          bool plots, std::ostream& out, std::ostream& err, bool html,
+                          const std::vector<ReportSection>& extra) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::create_directories(fs::path(dir) / "samples", ec);
@@ -52,7 +53,7 @@ bool write_results_folder(const std::string& dir, const RunInfo& info, const std
     });
   }
   out << "results: " << (fs::path(dir) / "results.json").string() << ", results.csv, report.md, samples/\n";
-  if (html) ok = write_report_html(dir, info, rows, {}, out, err) && ok;
+  if (html) ok = write_report_html(dir, info, rows, extra, out, err) && ok;
   if (plots) {
     const PlotOutcome p = write_plots(dir, rows);
     if (!p.files.empty()) out << "plots: " << p.files.size() << " PNG files in " << dir << "\n";
@@ -74,7 +75,9 @@ bool write_results(const ResultsOutput& output, const RunInfo& info, const std::
     }
   }
   if (!output.out_dir.empty()) {
-    ok = write_results_folder(output.out_dir, info, rows, output.plots, out, err, output.html) && ok;
+    ok = write_results_folder(output.out_dir, info, rows, output.plots, out, err, output.html,
+                              output.report_sections) &&
+         ok;
   }
   return ok;
 }

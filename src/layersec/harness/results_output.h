@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "layersec/harness/report_html.h"
 #include "layersec/harness/results.h"
 
 namespace layersec::harness {
@@ -21,6 +22,8 @@ struct ResultsOutput {
   // report.html in the folder (report_scenarios.h). The demo turns it off
   // here and writes the page itself after its zonal section.
   bool html = true;
+  // Sections added to report.html after the scenario sections (report_tsn.h).
+  std::vector<ReportSection> report_sections;
 };
 
 // Writes `text` to `path` (created 0644 or truncated). Throws FileError
@@ -29,13 +32,14 @@ void write_text_file(const std::string& path, const std::string& text);
 
 // Writes into `dir` (created if missing): results.json, results.csv,
 // report.md, samples/NAME.txt (every half-RTT sample of a row, in order),
-// if `html` report.html (report_scenarios.h) and, if `plots`, the PNGs and
+// if `html` report.html (report_scenarios.h, with `extra` sections) and, if `plots`, the PNGs and
 // their data (plots.h). Says what it wrote on `out`;
 // a file that cannot be written is reported on `err` ("layersec: PATH:
 // reason") and the others are still written. Returns false when any file
 // (not a plot) could not be written.
 bool write_results_folder(const std::string& dir, const RunInfo& info, const std::vector<ScenarioResult>& rows,
-                          bool plots, std::ostream& out, std::ostream& err, bool html = true);
+                          bool plots, std::ostream& out, std::ostream& err, bool html = true,
+                          const std::vector<ReportSection>& extra = {});
 
 // The json file ("json: PATH" on `out`), then the folder, as `output` asks.
 // Returns false when anything could not be written (reported on `err`).

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "layersec/base/time.h"
+#include "layersec/harness/report_html.h"
 #include "layersec/harness/testbed.h"
 
 namespace layersec::harness {
@@ -69,6 +70,12 @@ struct BenchScenarioOptions {
   std::vector<double> load_mbps;       // empty: 0, 100, 400
   bool tp = true;                      // SOME/IP-TP 64 KiB rows
   bool dtls = true;                    // sim: the DTLS fan-out baseline rows (harness/dtls_fanout_rows.h)
+  // report.html's sections from other commands' results (report_tsn.h):
+  // given files, else tsn.json / zonal.json found in out_dir; read by
+  // run_bench_scenarios before the run into report_sections.
+  std::string tsn_json;
+  std::string zonal_json;
+  std::vector<ReportSection> report_sections;
 };
 
 // The sim sweep of `bench scenarios`, in run order: payload sweep (unicast;

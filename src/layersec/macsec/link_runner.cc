@@ -60,12 +60,6 @@ nlohmann::json report(const MacsecLink& link, const TapLink& tap, Sci sci, const
   return j;
 }
 
-}  // namespace runner
-
-namespace {
-
-// The PN state file of `config`: opened, or created when it is missing and
-// the operator said the keys are new (--new-key, or "new_key" on every SA).
 FilePnStore open_pn_store(const LinkConfig& config, bool new_key) {
   const std::string& path = config.pn_state_file;
   std::string detail;
@@ -78,18 +72,14 @@ FilePnStore open_pn_store(const LinkConfig& config, bool new_key) {
     throw std::runtime_error("/pn_state_file: PN state file " + path +
                              " is missing: it holds the PNs these static keys have used, and without it a restart "
                              "would send PNs (GCM nonces) again and accept recorded frames again. If every key "
-                             "in the configuration is new, start once with --new-key; otherwise restore the "
-                             "file or install new keys");
+                             "in the configuration is new, start once with --new-key (layersec node: --first-start); "
+                             "otherwise restore the file or install new keys");
   }
   auto created = FilePnStore::create(path, &detail);
   if (!created) throw std::runtime_error("/pn_state_file: " + detail);
-  std::cerr << "macsec up: new keys: created PN state file " << path << "\n";
+  std::cerr << "new keys: created PN state file " << path << "\n";
   return std::move(*created);
 }
-
-}  // namespace
-
-namespace runner {
 
 LowerLinkGuard guard_lower(const LinkRunOptions& o, const LinkConfig& config, bool allow_mka) {
   LowerGuardOptions go;

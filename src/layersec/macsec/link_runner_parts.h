@@ -11,6 +11,7 @@
 #include "layersec/macsec/link_config.h"
 #include "layersec/macsec/link_runner.h"
 #include "layersec/macsec/lower_guard.h"
+#include "layersec/macsec/pn_state_file.h"
 #include "layersec/net/event_loop.h"
 #include "layersec/net/io.h"
 
@@ -39,6 +40,12 @@ net::UniqueFd block_signals();
 
 // Watches the signalfd: SIGHUP calls `on_hup`, SIGINT/SIGTERM stop the loop.
 void watch_signals(net::EventLoop& loop, const net::UniqueFd& sfd, std::function<void()> on_hup);
+
+// The PN state file of `config`: opened, or created when it is missing and
+// the operator said the keys are new (--new-key, or "new_key" on every SA).
+// Throws std::runtime_error ("/pn_state_file: ...") otherwise. Also used by
+// `layersec node` for the raw transport's SecY.
+FilePnStore open_pn_store(const LinkConfig& config, bool new_key);
 
 // The MAC the link's frames carry: the configured one or the lower's.
 net::MacAddress link_mac(const LinkConfig& config, const std::string& lower);

@@ -205,19 +205,20 @@ std::optional<Bytes> receive_frame(PacketSocket& s, Pred want) {
   return std::nullopt;
 }
 
+// A non-blocking packet socket on node n's veth end, opened in its namespace.
+PacketSocket open_in(const NetnsNode& n, std::uint16_t type) {
+  NetnsScope scope(n.netns);
+  int err = 0;
+  auto s = PacketSocket::open(n.interface, type, true, &err);
+  if (!s.ok()) throw std::runtime_error("packet socket: " + errno_text(err));
+  return std::move(s).value();
+}
+
 TEST(NetnsTest, PacketSocketFramesOverVeth) {
   REQUIRE_NETNS();
   auto t = NetnsTopology::pair("lsnp");
   const NetnsNode& a = t.node(0);
   const NetnsNode& b = t.node(1);
-  auto open_in = [](const NetnsNode& n, std::uint16_t type) {
-    NetnsScope scope(n.netns);
-    int err = 0;
-    auto s = PacketSocket::open(n.interface, type, true, &err);
-    EXPECT_TRUE(s.ok()) << errno_text(err);
-    if (!s.ok()) throw std::runtime_error("packet socket");
-    return std::move(s).value();
-  };
   PacketSocket pa = open_in(a, kEtherTypeLocalExperimental1);
   PacketSocket pb = open_in(b, kEtherTypeLocalExperimental1);
   PacketSocket pb_all = open_in(b, kEtherTypeAll);
@@ -399,13 +400,6 @@ TEST(NetnsTest, PacketSocketBatchesKeepOrderAndFlagWhatTheyCannotDeliver) {
   auto t = NetnsTopology::pair("lsnb");
   const NetnsNode& a = t.node(0);
   const NetnsNode& b = t.node(1);
-  auto open_in = [](const NetnsNode& n, std::uint16_t type) {
-    NetnsScope scope(n.netns);
-    int err = 0;
-    auto s = PacketSocket::open(n.interface, type, true, &err);
-    if (!s.ok()) throw std::runtime_error("packet socket: " + errno_text(err));
-    return std::move(s).value();
-  };
   PacketSocket pa = open_in(a, kEtherTypeAll);
   PacketSocket pb = open_in(b, kEtherTypeAll);
   PacketTxBatch tx(8, 400);

@@ -225,7 +225,7 @@ NodeConfig node_config_from_json(const json& j, const std::string& base_dir) {
              {"unicast", "device", "network", "name", "applications", "client_id", "client_port",
               "request_timeout_ms", "max_message_size", "tp_segment_size",
               "tp_reassembly_timeout_ms", "max_pending_requests", "service-discovery", "services",
-              "clients", "secoc", "test"},
+              "clients", "secoc", "test", "raw", "tsn", "macsec"},
              {"netmask", "prefix", "logging", "routing", "tracing", "diagnosis", "diagnosis_mask",
               "watchdog", "shutdown_timeout", "npdu-default-timings", "payload-sizes",
               "max-payload-size-local", "max-payload-size-reliable", "max-payload-size-unreliable",
@@ -310,6 +310,11 @@ NodeConfig node_config_from_json(const json& j, const std::string& base_dir) {
   if (const json* s = find(j, "secoc"))
     nc.secoc = parse_secoc(*s, at(root, "secoc"), base_dir, ServiceIndex{rc, offered});
   if (const json* t = find(j, "test")) nc.test = parse_test(*t, at(root, "test"), rc, offered);
+  nc.raw = parse_raw(find(j, "raw"), at(root, "raw"), nc.unicast);
+  if (nc.raw && !nc.device.empty())
+    fail(at(root, "device"), "not used with \"raw\" (the interface is $.raw.interface)");
+  nc.macsec = parse_macsec(find(j, "macsec"), at(root, "macsec"), nc.raw.has_value(), base_dir);
+  nc.tsn = parse_tsn(find(j, "tsn"), at(root, "tsn"), nc.raw.has_value(), nc.macsec.has_value(), base_dir);
   return nc;
 }
 

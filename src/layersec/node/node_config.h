@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -29,6 +30,9 @@
 
 #include "layersec/base/secret.h"
 #include "layersec/base/time.h"
+#include "layersec/macsec/link_config.h"
+#include "layersec/macsec/link_tsn_config.h"
+#include "layersec/net/frame.h"
 #include "layersec/secoc/config.h"
 #include "layersec/someip/address.h"
 #include "layersec/someip/message.h"
@@ -122,6 +126,27 @@ struct NodeTest {
   std::vector<TestRequest> requests;
 };
 
+// --- "raw" and "tsn": the AF_PACKET transport and its TSN first hop -------------
+
+// "$.raw": the node frames Ethernet/IPv4/UDP itself on `interface`
+// (someip::RawTransport) instead of using kernel UDP sockets. The interface
+// should carry no address of its own (docs/node.md).
+struct NodeRaw {
+  std::string interface;
+  std::map<net::Ipv4Address, net::MacAddress> neighbours;  // static next hops (no ARP)
+  std::size_t mtu = 1500;
+};
+
+// "$.macsec" (raw transport only): the raw transport's SecY, from a
+// `layersec macsec up --config` file (key files read here, mode 0600). A
+// missing PN state file is created only on `--first-start` (as `macsec up
+// --new-key`): a flag in the file would stay set and, once the state file is
+// lost, restart the SAKs' PNs (GCM nonces) from 1.
+struct NodeMacsec {
+  std::string path;          // the link configuration file, resolved
+  macsec::LinkConfig link;   // its SAKs are SecretBytes
+};
+
 // --- the node -------------------------------------------------------------------
 
 struct NodeConfig {
@@ -129,6 +154,12 @@ struct NodeConfig {
   std::string device;  // "device": optional interface to bind to
   someip::RuntimeConfig runtime;
   std::optional<NodeSecoc> secoc;
+  std::optional<NodeRaw> raw;
+  std::optional<NodeMacsec> macsec;
+  // "$.tsn" (raw transport only): the `macsec up --tsn` format
+  // (macsec/link_tsn_config.h); errors name "$.tsn.<path>". Its layout
+  // (clear-tag or standard) is the SecY's when there is a "macsec" section.
+  std::optional<macsec::LinkTsnConfig> tsn;
   NodeTest test;
   // vsomeip keys that were accepted and ignored ("$.logging", ...), so a
   // caller can say so.

@@ -94,6 +94,14 @@ struct ServiceIndex {
 // here), state file, bindings, unprotected ids, sync binding.
 [[nodiscard]] NodeSecoc parse_secoc(const json& s, const std::string& path, const std::string& base_dir,
                                     const ServiceIndex& services);
+// "$.raw" and "$.tsn" (node_config_raw.cc). `tsn` may be null; a "tsn"
+// section without "raw" is refused there.
+[[nodiscard]] std::optional<NodeRaw> parse_raw(const json* raw, const std::string& path, const IpAddress& unicast);
+[[nodiscard]] std::optional<macsec::LinkTsnConfig> parse_tsn(const json* tsn, const std::string& path,
+                                                             bool raw_transport, bool macsec, const std::string& base_dir);
+// "$.macsec" (node_config_raw.cc): refused without "raw".
+[[nodiscard]] std::optional<NodeMacsec> parse_macsec(const json* m, const std::string& path, bool raw_transport,
+                                                     const std::string& base_dir);
 // "$.test" (node_config_test_section.cc).
 [[nodiscard]] NodeTest parse_test(const json& t, const std::string& path, const RuntimeConfig& rc,
                                   const std::vector<OfferedIndex>& offered);

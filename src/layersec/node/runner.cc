@@ -2,6 +2,7 @@
 #include "layersec/node/runner.h"
 
 #include <poll.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -18,6 +20,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "layersec/macsec/link.h"
+#include "layersec/macsec/link_runner_parts.h"
+#include "layersec/macsec/link_tsn.h"
+#include "layersec/macsec/pn_state_file.h"
 #include "layersec/net/event_loop.h"
 #include "layersec/node/node_config.h"
 #include "layersec/node/printer.h"
@@ -26,7 +32,9 @@
 #include "layersec/node/test_traffic.h"
 #include "layersec/secoc/engine.h"
 #include "layersec/someip/counters_json.h"
+#include "layersec/someip/raw_transport.h"
 #include "layersec/someip/socket_transport.h"
+#include "layersec/tsn/first_hop_stage.h"
 
 namespace layersec::node {
 namespace {
@@ -65,6 +73,59 @@ json engine_json(const secoc::VerifyCounters& v) {
           {"rejected", rejected}};
 }
 
+// The `macsec up --tsn` configuration as the raw path's first hop.
+tsn::FirstHopSettings first_hop_settings(const macsec::LinkTsnConfig& c) {
+  tsn::FirstHopSettings s;
+  s.port_bps = c.port_bps;
+  s.schedule = c.schedule;
+  s.streams = c.streams;
+  s.default_pcp = c.default_pcp;
+  s.queue_limit_frames = c.queue_limit_frames;
+  s.late_tolerance_ns = c.late_tolerance_ns;
+  return s;
+}
+
+// One line for the started line (the MACsec link's describe() without the
+// layout, which a node without a SecY does not have).
+std::string describe_first_hop(const macsec::LinkTsnConfig& c) {
+  return "port " + std::to_string(c.port_bps / 1'000'000) + " Mbit/s, " + std::to_string(c.schedule.num_tc) +
+         " classes, " + std::to_string(c.schedule.gcl.entries.size()) + " gate entries, cycle " +
+         std::to_string(tsn::cycle_time_of(c.schedule.gcl)) + " ns, " + std::to_string(c.streams.size()) +
+         " stream rules";
+}
+
+json raw_json(const someip::RawTransportStats& t) {
+  return {{"tx_frames", t.tx_frames},         {"tx_filter_refused", t.tx_filter_refused},
+          {"tx_errors", t.tx_errors},         {"tx_unreachable", t.tx_unreachable},
+          {"tx_too_large", t.tx_too_large},   {"tx_stage_refused", t.tx_stage_refused},
+          {"rx_frames", t.rx_frames},         {"rx_filter_dropped", t.rx_filter_dropped},
+          {"rx_not_udp", t.rx_not_udp},       {"rx_stage_dropped", t.rx_stage_dropped},
+          {"rx_malformed", t.rx_malformed},   {"rx_not_for_us", t.rx_not_for_us},
+          {"rx_datagrams", t.rx_datagrams},   {"rx_errors", t.rx_errors}};
+}
+
+// The first hop's counters: path (tags, drops by reason), shaper (per class:
+// held, dropped, overruns; driver: late starts, ...).
+json first_hop_json(const tsn::FirstHopStage& st, const macsec::LinkTsnConfig& c) {
+  const tsn::FirstHopCounters& k = st.path().counters();
+  return {{"config", describe_first_hop(c)},
+          {"path",
+           {{"tx_classified", k.tx_classified},
+            {"tx_tagged", k.tx_tagged},
+            {"tx_default_class", k.tx_default_class},
+            {"tx_classify_errors", k.tx_classify_errors},
+            {"tx_shaper_refused", st.shaper_refused()},
+            {"tx_unconnected_drops", st.unconnected_drops()},
+            {"rx_tag_popped", k.rx_tag_popped},
+            {"rx_untagged", k.rx_untagged},
+            {"rx_malformed", k.rx_malformed},
+            {"rx_bad_tag", k.rx_bad_tag},
+            {"rx_unknown_vid", k.rx_unknown_vid},
+            {"rx_tag_mismatch", k.rx_tag_mismatch},
+            {"rx_untagged_stream", k.rx_untagged_stream}}},
+          {"shaper", macsec::shaper_json(st.shaper())}};
+}
+
 // Everything one node run owns, in construction order.
 class NodeRun {
  public:
@@ -76,12 +137,14 @@ class NodeRun {
     // cleanly (it is read once the loop runs).
     SignalWatch signals;
     if (const int rc = build(); rc != kNodeExitOk) return rc;
+    if (stack_->macsec_link()) tick_pn_state();
     someip::Runtime& runtime = stack_->runtime();
     traffic_ = std::make_unique<TestTraffic>(cfg_, runtime, loop_, printer_);
     traffic_->install_handlers();
     if (auto st = runtime.start(); !st.ok()) {
-      err_ << "layersec node: cannot start: " << to_string(st.error()) << " (transport errno "
-           << stack_->socket_transport()->last_errno() << ")\n";
+      const int e = stack_->raw_transport() ? stack_->raw_transport()->last_errno()
+                                            : stack_->socket_transport()->last_errno();
+      err_ << "layersec node: cannot start: " << to_string(st.error()) << " (transport errno " << e << ")\n";
       return kNodeExitStart;
     }
     print_started();
@@ -111,8 +174,28 @@ class NodeRun {
     StackSpec spec;
     spec.runtime = cfg_.runtime;
     spec.seed = opts_.seed ? *opts_.seed : std::random_device{}();
-    spec.transport = SocketTransportSpec{
-        &loop_, net::Ipv4Address::from_octets(u.bytes[0], u.bytes[1], u.bytes[2], u.bytes[3]), cfg_.device};
+    const net::Ipv4Address address = net::Ipv4Address::from_octets(u.bytes[0], u.bytes[1], u.bytes[2], u.bytes[3]);
+    if (cfg_.raw) {
+      RawTransportSpec raw;
+      raw.loop = &loop_;
+      raw.config.interface = cfg_.raw->interface;
+      raw.config.address = address;
+      raw.config.neighbours = cfg_.raw->neighbours;
+      raw.config.mtu = cfg_.raw->mtu;
+      if (cfg_.tsn) {
+        raw.tsn = first_hop_settings(*cfg_.tsn);
+        raw.tsn_clock = &tai_;
+        // The shaper's wake-ups are its frames' start times: without this
+        // the kernel's default 50 us timer slack makes nearly every start late.
+        prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+      }
+      spec.transport = std::move(raw);
+      if (cfg_.macsec) {
+        if (const int rc = build_secy(spec); rc != kNodeExitOk) return rc;
+      }
+    } else {
+      spec.transport = SocketTransportSpec{&loop_, address, cfg_.device};
+    }
     if (cfg_.secoc) {
       NodeSecoc& s = *cfg_.secoc;
       SecocSpec sc;
@@ -139,6 +222,37 @@ class NodeRun {
     // Forgery probability of every PDU in use (never key material).
     if (const secoc::Engine* e = stack_->engine()) err_ << e->config().describe();
     return kNodeExitOk;
+  }
+
+  // The raw transport's SecY from the `macsec up --config` file, on its PN
+  // state file (created only for new keys); the TSN layout decides where the
+  // tag goes, as with `macsec up --tsn`.
+  int build_secy(StackSpec& spec) {
+    NodeMacsec& m = *cfg_.macsec;
+    if (cfg_.tsn) {
+      m.link.secy.vlan_mode = cfg_.tsn->layout;
+      m.link.secy.clear_tags_in_icv = cfg_.tsn->clear_tags_in_icv;
+    }
+    try {
+      // --first-start vouches that the keys are new, as `macsec up --new-key`.
+      pn_store_.emplace(macsec::runner::open_pn_store(m.link, opts_.first_start));
+      const net::MacAddress mac = macsec::runner::link_mac(m.link, cfg_.raw->interface);
+      spec.secy.emplace(macsec::make_secy(m.link, mac, &*pn_store_, opts_.first_start));
+    } catch (const std::exception& e) {
+      err_ << "layersec node: $.macsec: " << m.path << ": " << e.what() << "\n";
+      return kNodeExitStart;
+    }
+    err_ << "layersec node: MACsec SecY " << macsec::sci_text(spec.secy->config().sci) << ", "
+         << (m.link.secy.vlan_mode == macsec::VlanMode::kClearTag ? "clear-tag" : "standard")
+         << " layout, PN state " << m.link.pn_state_file << "\n";
+    return kNodeExitOk;
+  }
+
+  // Saves the exact PN state once a second (SecY::tick_pn_state, as `macsec
+  // up` does): a restart then resumes close to the PNs really used.
+  void tick_pn_state() {
+    if (!stack_->macsec_link()->secy().tick_pn_state().ok()) ++pn_state_failures_;
+    loop_.add_timer_in(Duration::seconds(1), [this] { tick_pn_state(); });
   }
 
   int report(const BuildError& e) {
@@ -206,11 +320,18 @@ class NodeRun {
                    {"services", services},
                    {"clients", clients},
                    {"secoc", cfg_.secoc.has_value()},
+                   {"transport", cfg_.raw ? "raw" : "udp"},
+                   {"interface", cfg_.raw ? cfg_.raw->interface : cfg_.device},
+                   {"tsn", cfg_.tsn ? json(describe_first_hop(*cfg_.tsn)) : json(nullptr)},
+                   {"macsec", stack_->macsec_link() ? json(macsec::sci_text(stack_->macsec_link()->secy().config().sci))
+                                                    : json(nullptr)},
                    {"keys", keys},
                    {"ignored", ignored}},
                   "node '" + cfg_.runtime.name + "' started on " + cfg_.unicast.to_string() + ": " +
                       std::to_string(services.size()) + " offered, " + std::to_string(clients.size()) +
-                      " required" + (cfg_.secoc ? ", SecOC on" : ", SecOC off"));
+                      " required" + (cfg_.secoc ? ", SecOC on" : ", SecOC off") +
+                      (cfg_.raw ? ", raw on " + cfg_.raw->interface : std::string()) +
+                      (cfg_.tsn ? ", TSN " + describe_first_hop(*cfg_.tsn) : std::string()));
     for (const auto& i : cfg_.ignored) err_ << "layersec node: ignoring vsomeip setting " << i << "\n";
   }
 
@@ -218,17 +339,25 @@ class NodeRun {
     const std::string stopped_by = stop_signal == SIGINT    ? "SIGINT"
                                    : stop_signal == SIGTERM ? "SIGTERM"
                                                             : "duration";
-    const someip::SocketTransport& transport = *stack_->socket_transport();
     json j{{"type", "counters"},
            {"stopped_by", stopped_by},
            {"runtime", someip::to_json(stack_->runtime().counters())},
-           {"test", to_json(traffic_->counters())},
-           {"transport",
-            {{"rx_datagrams", transport.stats().rx_datagrams},
-             {"rx_truncated", transport.stats().rx_truncated},
-             {"rx_not_joined", transport.stats().rx_not_joined},
-             {"rx_errors", transport.stats().rx_errors},
-             {"tx_errors", transport.stats().tx_errors}}}};
+           {"test", to_json(traffic_->counters())}};
+    if (const someip::RawTransport* raw = stack_->raw_transport()) {
+      j["transport"] = raw_json(raw->stats());
+    } else {
+      const someip::SocketTransport& transport = *stack_->socket_transport();
+      j["transport"] = {{"rx_datagrams", transport.stats().rx_datagrams},
+                        {"rx_truncated", transport.stats().rx_truncated},
+                        {"rx_not_joined", transport.stats().rx_not_joined},
+                        {"rx_errors", transport.stats().rx_errors},
+                        {"tx_errors", transport.stats().tx_errors}};
+    }
+    if (const tsn::FirstHopStage* st = stack_->first_hop()) j["tsn"] = first_hop_json(*st, *cfg_.tsn);
+    if (const macsec::MacsecLink* l = stack_->macsec_link()) {
+      j["macsec"] = l->stats_json();
+      j["macsec"]["pn_state_failures"] = pn_state_failures_;
+    }
     if (const secoc::Engine* e = stack_->engine()) j["secoc"] = engine_json(e->counters());
     j["process"] = process_memory_json();
     const auto& c = stack_->runtime().counters();
@@ -239,6 +368,12 @@ class NodeRun {
                         std::to_string(c.secoc_protected) + " verified " + std::to_string(c.secoc_verified) +
                         " rejected " + std::to_string(c.secoc_rejected) + ", transport errors " +
                         std::to_string(c.transport_errors);
+    if (const tsn::FirstHopStage* st = stack_->first_hop()) {
+      const tsn::FirstHopCounters& k = st->path().counters();
+      human += ", tsn tagged " + std::to_string(k.tx_tagged) + " popped " + std::to_string(k.rx_tag_popped) +
+               " unknown-vid " + std::to_string(k.rx_unknown_vid) + " shaper-refused " +
+               std::to_string(st->shaper_refused()) + " late " + std::to_string(st->shaper().counters().late_starts);
+    }
     printer_.emit(j, human);
   }
 
@@ -247,10 +382,13 @@ class NodeRun {
   std::ostream& err_;
   MonotonicClock clock_;
   RealtimeClock freshness_clock_;
+  tsn::TaiClock tai_;  // the TSN first hop's schedule clock (taprio's default)
   net::EventLoop loop_;
   Printer printer_;
   // The runtime (in the stack) goes first: stopping it may still call the
   // test application's handlers.
+  std::optional<macsec::FilePnStore> pn_store_;  // outlives the SecY in the stack
+  std::uint64_t pn_state_failures_ = 0;
   std::unique_ptr<TestTraffic> traffic_;
   std::unique_ptr<Stack> stack_;
 };

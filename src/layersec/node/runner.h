@@ -23,7 +23,7 @@ struct NodeRunOptions {
   std::string config;        // the configuration file (named in messages)
   double duration_s = 0;     // 0 = until a signal
   bool json = false;         // one JSON object per line on `out`
-  bool first_start = false;  // SecOC: create a missing state file (first provisioning)
+  bool first_start = false;  // new keys: create a missing SecOC state file and MACsec PN state file
   std::optional<std::uint64_t> seed;  // SD random delays (default: random)
 };
 

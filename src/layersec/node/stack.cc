@@ -1,6 +1,7 @@
 // The node builder (stack.h): the one place a node's parts are constructed.
 #include "layersec/node/stack.h"
 
+#include <stdexcept>
 #include <type_traits>
 #include <utility>
 
@@ -39,6 +40,8 @@ macsec::SecY make_secy(const MacsecSpec& spec) {
   macsec::SecYConfig c;
   c.sci = spec.sci;
   c.suite = spec.suite;
+  c.vlan_mode = spec.vlan_mode;
+  c.clear_tags_in_icv = spec.clear_tags_in_icv;
   if (!spec.pn_store && !spec.fresh_key) {
     BuildFailure f;
     f.stage = BuildStage::kMacsec;
@@ -73,7 +76,9 @@ Status<secoc::KeyError> Stack::install_key(std::uint32_t group, std::uint32_t ke
 std::unique_ptr<Stack> build_stack(StackSpec spec) {
   std::unique_ptr<Stack> s(new Stack);
 
+  if (spec.macsec && spec.secy) throw std::logic_error("node stack: both a MacsecSpec and a built SecY");
   if (spec.macsec) s->macsec_ = std::make_unique<macsec::MacsecLink>(make_secy(*spec.macsec));
+  if (spec.secy) s->macsec_ = std::make_unique<macsec::MacsecLink>(std::move(*spec.secy));
 
   std::visit(
       [&](auto& t) {
@@ -83,8 +88,14 @@ std::unique_ptr<Stack> build_stack(StackSpec spec) {
           s->transport_ = s->socket_.get();
         } else if constexpr (std::is_same_v<T, RawTransportSpec>) {
           if (s->macsec_) s->filter_ = std::make_unique<macsec::MacsecFilter>(*s->macsec_);
+          if (t.tsn) {
+            if (t.tsn_clock == nullptr) throw std::logic_error("node stack: a TSN first hop without a clock");
+            tsn::FirstHopSettings settings = std::move(*t.tsn);
+            settings.expansion_bytes = s->filter_ ? s->filter_->overhead() : 0;
+            s->stage_ = std::make_unique<tsn::FirstHopStage>(std::move(settings), *t.tsn_clock, *t.loop);
+          }
           int err = 0;
-          auto raw = someip::RawTransport::open(*t.loop, t.config, s->filter_.get(), &err);
+          auto raw = someip::RawTransport::open(*t.loop, t.config, s->filter_.get(), &err, s->stage_.get());
           if (!raw.ok()) {
             BuildFailure f;
             f.stage = BuildStage::kTransport;

@@ -9,7 +9,9 @@
 //   macsec   (optional)    ->     macsec::MacsecLink over one SecY: Tx SA at
 //                                 AN 0, one Rx SC and SA per peer
 //   transport (one of)     ->     SocketTransport | RawTransport (through a
-//                                 macsec::MacsecFilter when there is a SecY) |
+//                                 macsec::MacsecFilter when there is a SecY;
+//                                 with `tsn`, a tsn::FirstHopStage before the
+//                                 filter: classify, tag, shape, then protect) |
 //                                 SimTransport
 //   runtime, seed          ->     someip::SeededRandom + someip::Runtime
 //   secoc    (optional)    ->     state store (file or memory), secoc::Engine
@@ -47,6 +49,7 @@
 #include "layersec/secoc/engine.h"
 #include "layersec/someip/raw_transport.h"
 #include "layersec/someip/runtime.h"
+#include "layersec/tsn/first_hop_stage.h"
 
 namespace layersec::net {
 class EventLoop;
@@ -98,6 +101,10 @@ struct MacsecSpec {
   std::uint64_t pn_reserve_block = 1024;
   bool new_key = false;
   bool fresh_key = false;
+  // Where a VLAN tag goes (a TSN first hop tags frames): kClearTag keeps it in
+  // front of the SecTAG, readable by bridges; covered by the ICV or not.
+  macsec::VlanMode vlan_mode = macsec::VlanMode::kStandard;
+  bool clear_tags_in_icv = false;
 };
 
 // UDP sockets on `loop` (someip::SocketTransport).
@@ -108,9 +115,14 @@ struct SocketTransportSpec {
 };
 // Ethernet/IPv4/UDP framed by the node over AF_PACKET (someip::RawTransport);
 // through a MacsecFilter when the spec has a SecY.
+// With `tsn`: a tsn::FirstHopStage on `loop` and `tsn_clock` (not owned,
+// required then) between the node's framing and the filter; its guard band
+// counts the SecY's expansion when there is one.
 struct RawTransportSpec {
   net::EventLoop* loop = nullptr;  // not owned
   someip::RawTransportConfig config;
+  std::optional<tsn::FirstHopSettings> tsn{};
+  const tsn::Clock* tsn_clock = nullptr;
 };
 // The simulated segment: `host`'s ports and the simulator's clock.
 struct SimTransportSpec {
@@ -151,6 +163,9 @@ struct StackSpec {
   std::uint64_t seed = 1;  // someip::SeededRandom (SD random delays)
   TransportSpec transport;
   std::optional<MacsecSpec> macsec;
+  // Or a SecY the caller built (`layersec node` from a `macsec up --config`
+  // file, with its PN store); not together with `macsec`.
+  std::optional<macsec::SecY> secy{};
   std::optional<SecocSpec> secoc;
 };
 
@@ -208,6 +223,8 @@ class Stack {
   [[nodiscard]] someip::SocketTransport* socket_transport() { return socket_.get(); }
   [[nodiscard]] someip::RawTransport* raw_transport() { return raw_.get(); }
   [[nodiscard]] someip::SimTransport* sim_transport() { return sim_.get(); }
+  // The raw transport's TSN first hop; nullptr without one.
+  [[nodiscard]] const tsn::FirstHopStage* first_hop() const { return stage_.get(); }
   // nullptr without a "secoc" part.
   [[nodiscard]] secoc::Engine* engine() { return engine_.get(); }
   [[nodiscard]] const secoc::Engine* engine() const { return engine_.get(); }
@@ -226,6 +243,7 @@ class Stack {
 
   std::unique_ptr<macsec::MacsecLink> macsec_;
   std::unique_ptr<macsec::MacsecFilter> filter_;
+  std::unique_ptr<tsn::FirstHopStage> stage_;  // before raw_: outlives it
   std::unique_ptr<someip::SocketTransport> socket_;
   std::unique_ptr<someip::RawTransport> raw_;
   std::unique_ptr<someip::SimTransport> sim_;

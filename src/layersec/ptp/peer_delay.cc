@@ -25,6 +25,7 @@ const char* to_string(DropReason r) {
     case DropReason::kAnnounceDisabled: return "announce_disabled";
     case DropReason::kBadInterval: return "bad_interval";
     case DropReason::kBadRateRatio: return "bad_rate_ratio";
+    case DropReason::kInferiorAnnounce: return "inferior_announce";
   }
   return "?";
 }

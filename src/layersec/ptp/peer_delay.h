@@ -47,8 +47,10 @@ enum class DropReason : std::uint8_t {
   kAnnounceDisabled, // Announce under the automotive profile (no BMCA)
   kBadInterval,      // Signaling asking for an interval out of range
   kBadRateRatio,     // a rate ratio beyond ±1000 ppm
+  kInferiorAnnounce, // Announce from another source, worse than the port's unexpired information
+                     // (802.1AS-2020 §10.3.12 InferiorMasterInfo: kept until announceReceiptTimeout)
 };
-inline constexpr std::size_t kDropReasonCount = 12;
+inline constexpr std::size_t kDropReasonCount = 13;
 const char* to_string(DropReason r);
 
 struct DropCounters {

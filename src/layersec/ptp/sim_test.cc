@@ -341,5 +341,35 @@ TEST(PtpSim, ConfigErrorsNameTheField) {
   }
 }
 
+// Two Announcers on one link (an injected better clock beside the real
+// upstream, as the netns hijack test does): the port keeps the superior
+// information until it times out (802.1AS-2020 §10.3.12) instead of taking
+// whichever Announce came last, and counts the real upstream's (now
+// inferior) Announces; when the injection stops, the real GM returns after
+// announceReceiptTimeout.
+TEST(PtpSim, GptpKeepsTheSuperiorAnnouncerUntilItTimesOut) {
+  constexpr std::uint64_t kRogue = 0x0200000000000099ULL;
+  Chain ch = make_chain(Profile::kGptp);
+  ch.sim.run_until(40 * kSecond);
+  const std::size_t end = ch.nodes[4];
+  ASSERT_EQ(ch.sim.node(end).grandmaster_identity(), 0x0200000000000010ULL);
+  const std::uint64_t inferior_before = ch.sim.node(end).counters(0).drops[DropReason::kInferiorAnnounce];
+  const std::int64_t t0 = ch.sim.now();
+  for (int i = 0; i < 24; ++i) {  // 3 s of Announces every 125 ms
+    Message a;
+    a.header = make_header(MessageType::kAnnounce, PortIdentity{kRogue, 1}, static_cast<std::uint16_t>(i + 1), -3, 1);
+    a.announce.priority1 = 0;
+    a.announce.grandmaster_identity = kRogue;
+    ch.sim.inject(end, 0, bytes_of(a), t0 + i * (kSecond / 8) + 1000);
+  }
+  for (int k = 1; k <= 12; ++k) {  // every 250 ms while it lasts: never handed back
+    ch.sim.run_until(t0 + k * (kSecond / 4) + 2000);
+    EXPECT_EQ(ch.sim.node(end).grandmaster_identity(), kRogue) << "at " << k * 250 << " ms";
+  }
+  EXPECT_GT(ch.sim.node(end).counters(0).drops[DropReason::kInferiorAnnounce], inferior_before);
+  ch.sim.run_until(t0 + 8 * kSecond);  // 3 x 125 ms after the last one, then the real GM's next Announce
+  EXPECT_EQ(ch.sim.node(end).grandmaster_identity(), 0x0200000000000010ULL);
+}
+
 }  // namespace
 }  // namespace layersec::ptp

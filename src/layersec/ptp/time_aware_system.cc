@@ -307,8 +307,17 @@ void TimeAwareSystem::on_announce(Port& p, const Message& m, TimePoint rx) {
   if (a.grandmaster_identity == config_.clock_identity || a.steps_removed >= 255) {
     return drop(p, DropReason::kPathTraceLoop);
   }
+  const PriorityVector v = vector_of(m);
+  // A port holds one master's information (802.1AS-2020 §10.3.12): a worse
+  // vector from another source does not replace it before it times out, so
+  // two Announcers on one link do not take turns (superior information, or
+  // the same source's update, replaces it at once).
+  if (p.announced.valid && rx < p.announced.expiry && !(p.announced.vector.source == m.header.source) &&
+      better(p.announced.vector, v)) {
+    return drop(p, DropReason::kInferiorAnnounce);
+  }
   p.announced.valid = true;
-  p.announced.vector = vector_of(m);
+  p.announced.vector = v;
   p.announced.expiry =
       rx + interval_of(std::clamp<std::int8_t>(m.header.log_interval, -8, 8)) * config_.announce_receipt_timeout;
   p.announced.path_count = a.has_path_trace ? a.path_trace_count : 0;

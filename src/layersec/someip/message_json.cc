@@ -1,8 +1,8 @@
 #include "layersec/someip/message_json.h"
 
 #include <stdexcept>
-#include <type_traits>
 #include <string>
+#include <type_traits>
 
 #include "layersec/base/hex.h"
 #include "layersec/someip/address.h"
@@ -212,13 +212,23 @@ std::vector<std::uint8_t> message_from_json(const json& j) {
   return out;
 }
 
+namespace {
+constexpr std::size_t kMaxJsonSegmentSize = (65507 - kHeaderSize - kTpHeaderSize) / 16 * 16;  // 65,472
+}  // namespace
+
 std::vector<std::vector<std::uint8_t>> datagrams_from_json(const json& j) {
   std::vector<std::vector<std::uint8_t>> out;
   if (j.contains("segment_size")) {
     const auto whole = message_from_json(j.at("messages").at(0));
     auto parsed = parse_message(whole);
     if (!parsed) throw std::runtime_error("cannot segment");
-    TpSegmenter seg(parsed->header, parsed->payload, num<std::size_t>(j, "segment_size"));
+    // A segment travels in one UDP datagram: at most 65,507 bytes of UDP
+    // payload less the SOME/IP and TP headers, rounded down to 16. Anything
+    // larger is refused before a buffer of that size is allocated.
+    const auto segment_size = num<std::size_t>(j, "segment_size");
+    if (segment_size < 16 || segment_size > kMaxJsonSegmentSize)
+      throw std::runtime_error("segment_size: must be 16.." + std::to_string(kMaxJsonSegmentSize));
+    TpSegmenter seg(parsed->header, parsed->payload, segment_size);
     std::vector<std::uint8_t> buf(seg.max_segment_message_size());
     while (!seg.done()) {
       ByteWriter w(buf);

@@ -124,5 +124,24 @@ TEST(MessageJson, NonIntegerNumbersAreRefused) {
   EXPECT_EQ(message_from_json(json::parse(R"({"message_type": 2})")).size(), 16u);
 }
 
+// Found by the fuzz campaign (libFuzzer out-of-memory, 2026-12-05): a huge
+// segment_size made the encoder allocate a segment buffer of that size.
+TEST(MessageJson, SegmentSizeIsBoundedBeforeAnythingIsAllocated) {
+  const auto with = [](const std::string& size) {
+    return json::parse(R"({"segment_size": )" + size +
+                       R"(, "messages": [{"service": 31, "payload": ")" + std::string(36, '0') + R"("}]})");
+  };
+  for (const char* bad : {"19999999999", "65473", "15", "0"}) {
+    try {
+      (void)datagrams_from_json(with(bad));
+      ADD_FAILURE() << "segment_size " << bad << " accepted";
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("segment_size: must be 16..65472"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(datagrams_from_json(with("65472")).size(), 1u);
+  EXPECT_EQ(datagrams_from_json(with("16")).size(), 2u);  // 18 payload bytes: 16 + 2
+}
+
 }  // namespace
 }  // namespace layersec::someip

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <functional>
 #include <set>
 #include <utility>
 
@@ -22,10 +23,11 @@ constexpr std::size_t kRxBufferSize = 65536;
 }  // namespace
 
 struct RawTransport::Impl {
-  Impl(net::EventLoop& l, RawTransportConfig c, net::LinkFilter* f)
+  Impl(net::EventLoop& l, RawTransportConfig c, net::LinkFilter* f, net::FrameStage* st)
       : loop(l),
         config(std::move(c)),
         filter(f),
+        stage(st),
         // build_udp_frame never writes more than an MTU-sized IPv4 packet.
         tx(std::max(net::kEthernetMaxFrameSize, net::kEthernetHeaderSize + config.mtu)),
         rx(kRxBufferSize),
@@ -34,6 +36,8 @@ struct RawTransport::Impl {
   net::EventLoop& loop;
   RawTransportConfig config;
   net::LinkFilter* filter;                    // not owned; may be null
+  net::FrameStage* stage;                     // not owned; may be null
+  std::vector<std::uint8_t> stage_rx;         // a filter's plain frame outside the rx buffer, for the stage
   std::optional<net::PacketSocket> socket;    // empty when detached
   std::function<void(ByteSpan)> sink;         // detached transmit path
   net::MacAddress mac;
@@ -48,18 +52,29 @@ struct RawTransport::Impl {
   std::shared_ptr<bool> alive = std::make_shared<bool>(true);
 };
 
-RawTransport::RawTransport(net::EventLoop& loop, RawTransportConfig config, net::LinkFilter* filter)
-    : impl_(std::make_unique<Impl>(loop, std::move(config), filter)) {}
+RawTransport::RawTransport(net::EventLoop& loop, RawTransportConfig config, net::LinkFilter* filter,
+                           net::FrameStage* stage)
+    : impl_(std::make_unique<Impl>(loop, std::move(config), filter, stage)) {
+  if (stage != nullptr) {
+    impl_->stage_rx.reserve(kRxBufferSize);
+    stage->connect([this](ByteSpan plain) { return transmit(plain).ok(); });
+  }
+}
 
 RawTransport::~RawTransport() {
   *impl_->alive = false;
+  if (impl_->stage) impl_->stage->connect(nullptr);
   if (impl_->socket) impl_->loop.unwatch(impl_->socket->fd());
 }
 
 Result<std::unique_ptr<RawTransport>, TransportError> RawTransport::open(net::EventLoop& loop,
                                                                          RawTransportConfig config,
-                                                                         net::LinkFilter* filter, int* error_number) {
-  const std::uint16_t ether_type = filter != nullptr ? filter->wire_ether_type() : net::kEtherTypeIpv4;
+                                                                         net::LinkFilter* filter, int* error_number,
+                                                                         net::FrameStage* stage) {
+  // With a stage, tagged frames must come back with their tag (see the header).
+  const std::uint16_t ether_type = stage != nullptr    ? net::kEtherTypeAll
+                                   : filter != nullptr ? filter->wire_ether_type()
+                                                       : net::kEtherTypeIpv4;
   int err = 0;
   auto s = net::PacketSocket::open(config.interface, ether_type, /*nonblocking=*/true, &err);
   if (!s.ok()) {
@@ -69,7 +84,7 @@ Result<std::unique_ptr<RawTransport>, TransportError> RawTransport::open(net::Ev
   // Bursts (a rate sweep, a TP message) can arrive faster than the loop
   // drains them: a deeper queue trades latency for fewer drops.
   s->set_receive_buffer(4 * 1024 * 1024);
-  std::unique_ptr<RawTransport> t(new RawTransport(loop, std::move(config), filter));
+  std::unique_ptr<RawTransport> t(new RawTransport(loop, std::move(config), filter, stage));
   Impl& m = *t->impl_;
   m.mac = s->interface_mac();
   m.socket.emplace(std::move(s).value());
@@ -82,8 +97,9 @@ Result<std::unique_ptr<RawTransport>, TransportError> RawTransport::open(net::Ev
 }
 
 std::unique_ptr<RawTransport> RawTransport::detached(net::EventLoop& loop, RawTransportConfig config,
-                                                     net::LinkFilter* filter, std::function<void(ByteSpan)> sink) {
-  std::unique_ptr<RawTransport> t(new RawTransport(loop, std::move(config), filter));
+                                                     net::LinkFilter* filter, std::function<void(ByteSpan)> sink,
+                                                     net::FrameStage* stage) {
+  std::unique_ptr<RawTransport> t(new RawTransport(loop, std::move(config), filter, stage));
   t->impl_->mac = net::MacAddress::local(t->impl_->config.address.value);
   t->impl_->sink = std::move(sink);
   return t;
@@ -145,8 +161,10 @@ Status<TransportError> RawTransport::send(std::uint16_t from_port, const Endpoin
   }
   if (m.ports.count(from_port) == 0) return Err(TransportError::kNotBound);
   // No fragmentation: the IPv4 packet plus what the filter adds must fit the
-  // link MTU (the SecTAG and ICV ride inside the Ethernet payload).
-  const std::size_t overhead = m.filter != nullptr ? m.filter->overhead() : 0;
+  // link MTU (the SecTAG and ICV ride inside the Ethernet payload; a
+  // first-hop tag is counted too, since in standard layout it is inside).
+  const std::size_t overhead =
+      (m.filter != nullptr ? m.filter->overhead() : 0) + (m.stage != nullptr ? m.stage->overhead() : 0);
   const std::size_t ip_packet = net::kIpv4MinHeaderSize + net::kUdpHeaderSize + payload.size();
   if (payload.size() > net::kMaxUdpPayload || ip_packet + overhead > m.config.mtu) {
     ++stats_.tx_too_large;
@@ -188,7 +206,21 @@ Status<TransportError> RawTransport::send(std::uint16_t from_port, const Endpoin
     ++stats_.tx_errors;
     return Err(TransportError::kSystem);
   }
-  ByteSpan frame(m.tx.data(), *built);
+  const ByteSpan frame(m.tx.data(), *built);
+  if (m.stage != nullptr) {
+    // Queued (or refused): the stage transmits it when the shaper lets it go.
+    if (!m.stage->outbound(frame)) {
+      ++stats_.tx_stage_refused;
+      return Err(TransportError::kSystem);
+    }
+    return {};
+  }
+  return transmit(frame);
+}
+
+Status<TransportError> RawTransport::transmit(ByteSpan plain) {
+  Impl& m = *impl_;
+  ByteSpan frame = plain;
   if (m.filter != nullptr) {
     auto wire = m.filter->outbound(frame);
     if (!wire) {
@@ -230,6 +262,15 @@ void RawTransport::handle_frame(MutableByteSpan frame) {
     ++stats_.rx_not_for_us;
     return;
   }
+  if (m.stage != nullptr) {
+    // The socket takes every EtherType: only ours go on.
+    auto eth = net::parse_ethernet(ByteSpan(frame.data(), frame.size()));
+    const std::uint16_t want = m.filter != nullptr ? m.filter->wire_ether_type() : net::kEtherTypeIpv4;
+    if (!eth || eth->header.ether_type != want) {
+      ++stats_.rx_not_udp;
+      return;
+    }
+  }
   ByteSpan plain(frame.data(), frame.size());
   if (m.filter != nullptr) {
     auto p = m.filter->inbound(frame);
@@ -238,6 +279,24 @@ void RawTransport::handle_frame(MutableByteSpan frame) {
       return;
     }
     plain = *p;
+  }
+  if (m.stage != nullptr) {
+    // The stage pops the tag in place: the filter's plain frame is a view
+    // into `frame` (MACsec validates in place) or else copied.
+    MutableByteSpan mut;
+    const std::less_equal<const std::uint8_t*> le;
+    if (le(frame.data(), plain.data()) && le(plain.data() + plain.size(), frame.data() + frame.size())) {
+      mut = MutableByteSpan(frame.data() + (plain.data() - frame.data()), plain.size());
+    } else {
+      m.stage_rx.assign(plain.begin(), plain.end());
+      mut = MutableByteSpan(m.stage_rx.data(), m.stage_rx.size());
+    }
+    auto p = m.stage->inbound(mut);
+    if (!p) {
+      ++stats_.rx_stage_dropped;
+      return;
+    }
+    plain = ByteSpan(p->data(), p->size());
   }
   auto v = net::parse_udp_frame(plain);  // verifies the IPv4 and UDP checksums
   if (!v.ok()) {

@@ -18,6 +18,17 @@
 // own, so the kernel does not also answer the same datagrams (ICMP port
 // unreachable); the transport does not check that.
 //
+// TSN first hop (optional net::FrameStage, tsn/first_hop_stage.h): frames
+// the node built go to the stage (classify, tag, shape) and leave through the
+// filter and the socket when the stage transmits them, so a SecY protects
+// them in wire order; received frames pass the filter, then the stage (tag
+// checked and popped), then the parser. With a stage the packet socket binds
+// every EtherType: on a veth the kernel strips the 802.1Q tag into packet
+// metadata and clears it before handing the frame to protocol-bound sockets,
+// so only an ETH_P_ALL socket gets it back in PACKET_AUXDATA (PacketSocket
+// restores it). Frames of other EtherTypes are then counted rx_not_udp
+// before the filter sees them.
+//
 // Needs CAP_NET_RAW. Nothing on the steady-state frame path allocates.
 #pragma once
 
@@ -32,6 +43,7 @@
 #include "layersec/base/result.h"
 #include "layersec/net/event_loop.h"
 #include "layersec/net/frame.h"
+#include "layersec/net/frame_stage.h"
 #include "layersec/net/link_filter.h"
 #include "layersec/net/packet_socket.h"
 #include "layersec/someip/loop_alarm.h"
@@ -55,9 +67,11 @@ struct RawTransportStats {
   std::uint64_t tx_errors = 0;           // the packet socket refused the frame
   std::uint64_t tx_unreachable = 0;      // no neighbour entry
   std::uint64_t tx_too_large = 0;
+  std::uint64_t tx_stage_refused = 0;    // FrameStage::outbound refused (counted by the stage by reason)
   std::uint64_t rx_frames = 0;           // frames read from the packet socket
   std::uint64_t rx_filter_dropped = 0;   // LinkFilter::inbound returned nullopt
   std::uint64_t rx_not_udp = 0;          // not IPv4/UDP after the filter (ARP, other protocols)
+  std::uint64_t rx_stage_dropped = 0;    // FrameStage::inbound dropped (counted by the stage by reason)
   std::uint64_t rx_malformed = 0;        // parse_udp_frame refused (bad checksum, truncated, ...)
   std::uint64_t rx_not_for_us = 0;       // another unicast IP, a group not joined, or a port not bound
                                          // (also: unicast to another MAC, our own frame reflected back)
@@ -70,18 +84,21 @@ class RawTransport final : public Transport {
   // Opens the packet socket on config.interface in the calling thread's
   // namespace, bound to filter->wire_ether_type() (or IPv4 without a filter),
   // and watches it on `loop`. `loop` and `filter` (optional) are not owned and
-  // must outlive the transport. Fails with kSystem (errno in *error_number)
-  // when the socket cannot be opened.
+  // must outlive the transport; so must `stage` (optional; with one the
+  // socket binds every EtherType, see above). Fails with kSystem (errno in
+  // *error_number) when the socket cannot be opened.
   static Result<std::unique_ptr<RawTransport>, TransportError> open(net::EventLoop& loop, RawTransportConfig config,
                                                                     net::LinkFilter* filter = nullptr,
-                                                                    int* error_number = nullptr);
+                                                                    int* error_number = nullptr,
+                                                                    net::FrameStage* stage = nullptr);
   // A transport with no socket: every frame it would transmit is handed to
   // `sink` instead (tests that join two transports back to back without
   // root, the fuzz target). handle_frame() is its receive path. Its MAC
   // (mac()) is net::MacAddress::local(config.address.value), so a peer's
   // neighbour entry can be derived from the address alone.
   static std::unique_ptr<RawTransport> detached(net::EventLoop& loop, RawTransportConfig config,
-                                                net::LinkFilter* filter, std::function<void(ByteSpan)> sink);
+                                                net::LinkFilter* filter, std::function<void(ByteSpan)> sink,
+                                                net::FrameStage* stage = nullptr);
   ~RawTransport() override;
   RawTransport(const RawTransport&) = delete;
   RawTransport& operator=(const RawTransport&) = delete;
@@ -107,7 +124,9 @@ class RawTransport final : public Transport {
 
  private:
   struct Impl;
-  RawTransport(net::EventLoop& loop, RawTransportConfig config, net::LinkFilter* filter);
+  RawTransport(net::EventLoop& loop, RawTransportConfig config, net::LinkFilter* filter, net::FrameStage* stage);
+  // Filter + socket (or sink) of one plain frame; counted.
+  Status<TransportError> transmit(ByteSpan plain);
   // Reads up to a budget of frames from the packet socket into handle_frame.
   void drain();
   std::unique_ptr<Impl> impl_;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "layersec/base/time.h"
+#include "layersec/tsn/shaper_test_support.h"
 
 namespace layersec::tsn {
 namespace {
@@ -12,24 +13,8 @@ namespace {
 constexpr std::int64_t kUs = 1000;
 constexpr std::uint64_t k100M = 100'000'000;
 
-class FakeClock final : public Clock {
- public:
-  [[nodiscard]] std::int64_t now_ns() const override { return now; }
-  std::int64_t now = 0;
-};
-
-class FakeTimer final : public ShaperTimer {
- public:
-  void arm(std::int64_t at_ns) override {
-    armed = true;
-    at = at_ns;
-    ++arms;
-  }
-  void disarm() override { armed = false; }
-  bool armed = false;
-  std::int64_t at = 0;
-  int arms = 0;
-};
+using testing_support::FakeClock;
+using testing_support::FakeTimer;
 
 struct Sent {
   std::size_t size = 0;

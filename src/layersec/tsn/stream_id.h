@@ -59,6 +59,7 @@ class StreamIdentifier {
   // The first rule matching the key, or nullptr.
   [[nodiscard]] const StreamRule* match(const StreamKey& key) const;
   [[nodiscard]] std::size_t size() const { return rules_.size(); }
+  [[nodiscard]] const std::vector<StreamRule>& rules() const { return rules_; }
 
  private:
   std::vector<StreamRule> rules_;
