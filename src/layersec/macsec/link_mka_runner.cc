@@ -35,6 +35,7 @@ int run_mka_link(const LinkRunOptions& o, const std::optional<LinkTsnConfig>& ts
   to.name = o.name;
   to.mac = config.mac;
   to.control_ether_types = {mka::kEapolEtherType};
+  to.offload = o.offload;
   if (tsn_config) {
     config.secy.vlan_mode = tsn_config->layout;
     config.secy.clear_tags_in_icv = tsn_config->clear_tags_in_icv;

@@ -202,6 +202,7 @@ int run_user(const LinkRunOptions& o, LinkConfig config, const std::optional<Lin
   to.lower = o.lower;
   to.name = o.name;
   to.mac = config.mac;
+  to.offload = o.offload;
   if (tsn_config) {
     // The tag layout is the TSN file's: the SecY keeps the tag in front of
     // the SecTAG (clear-tag) or encrypts it (standard). The first hop's tag
@@ -237,7 +238,8 @@ int run_user(const LinkRunOptions& o, LinkConfig config, const std::optional<Lin
   std::cerr << "macsec up: " << tap.name() << " on " << tap.lower() << " mtu " << tap.mtu() << " mac "
             << tap.mac().to_string() << " sci " << sci_text(sci) << " suite "
             << to_string(link.secy().config().suite) << " validate "
-            << to_string(link.secy().config().validate_frames) << " (SIGHUP re-reads " << o.config_path << ")\n";
+            << to_string(link.secy().config().validate_frames) << " offload " << (tap.tcp_offload() ? "on" : "off")
+            << " (SIGHUP re-reads " << o.config_path << ")\n";
   print_link_sas(std::cerr, config);
   if (tsn_config) {
     std::cerr << "  tsn " << describe(*tsn_config) << " (" << o.tsn_path << ", "

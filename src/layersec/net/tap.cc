@@ -78,22 +78,28 @@ Result<std::size_t, IoError> TapDevice::read(MutableByteSpan buffer, VnetHeader*
 }
 
 Result<std::size_t, IoError> TapDevice::write(ByteSpan frame) {
+  if (vnet_) return write(frame, VnetHeader{});
   if (!fd_.valid()) return Err(IoError::kClosed);
-  ssize_t n = 0;
-  if (vnet_) {
-    // No offload asked of the kernel: the frame is complete.
-    VnetHeader h;
-    iovec iov[2] = {{&h, sizeof h}, {const_cast<std::uint8_t*>(frame.data()), frame.size()}};
-    n = ::writev(fd_.get(), iov, 2);
-    if (n >= static_cast<ssize_t>(sizeof h)) n -= static_cast<ssize_t>(sizeof h);
-  } else {
-    n = ::write(fd_.get(), frame.data(), frame.size());
-  }
+  const ssize_t n = ::write(fd_.get(), frame.data(), frame.size());
   if (n < 0) {
     errno_ = errno;
     return Err(errno_ == EAGAIN || errno_ == EWOULDBLOCK ? IoError::kWouldBlock : IoError::kSystem);
   }
   return static_cast<std::size_t>(n);
+}
+
+Result<std::size_t, IoError> TapDevice::write(ByteSpan frame, const VnetHeader& vnet) {
+  if (!fd_.valid()) return Err(IoError::kClosed);
+  if (!vnet_) return Err(IoError::kBadArgument);
+  VnetHeader h = vnet;
+  iovec iov[2] = {{&h, sizeof h}, {const_cast<std::uint8_t*>(frame.data()), frame.size()}};
+  const ssize_t n = ::writev(fd_.get(), iov, 2);
+  if (n < 0) {
+    errno_ = errno;
+    return Err(errno_ == EAGAIN || errno_ == EWOULDBLOCK ? IoError::kWouldBlock : IoError::kSystem);
+  }
+  if (static_cast<std::size_t>(n) < sizeof h) return Err(IoError::kTruncated);
+  return static_cast<std::size_t>(n) - sizeof h;
 }
 
 }  // namespace layersec::net

@@ -11,7 +11,7 @@
 #include "layersec/base/bytes.h"
 #include "layersec/base/result.h"
 #include "layersec/net/io.h"
-#include "layersec/net/offload.h"
+#include "layersec/net/vnet_header.h"
 
 namespace layersec::net {
 
@@ -19,10 +19,11 @@ class TapDevice {
  public:
   // Creates a TAP interface in the calling thread's network namespace.
   // `name` may be empty (the kernel picks tapN) or a pattern such as "lsec%d".
-  // With `vnet_header` (IFF_VNET_HDR) every frame crosses with a virtio-net
-  // header (offload.h): read() returns it beside the frame, write() sends
-  // an empty one; set_offload() then lets the kernel hand over large TCP
-  // segments and partial checksums.
+  // With `vnet_header` (IFF_VNET_HDR, header size set to the 10 octets of
+  // VnetHeader) every frame crosses with a virtio-net header (vnet_header.h):
+  // read() returns it beside the frame, write() sends an all-zero one or the
+  // one given; enable_tcp_offload() then lets the kernel hand over large TCP
+  // segments and partial checksums (net/offload.h completes them).
   static Result<TapDevice, IoError> open(const std::string& name = "", bool nonblocking = true,
                                          int* error_number = nullptr, bool vnet_header = false);
   TapDevice(TapDevice&&) noexcept = default;
@@ -46,8 +47,13 @@ class TapDevice {
   // and frames whose checksum is left to the reader.
   Status<IoError> enable_tcp_offload();
   [[nodiscard]] bool vnet_header() const { return vnet_; }
-  // Hands one frame to the kernel as received on the interface.
+  // Hands one frame to the kernel as received on the interface (with
+  // IFF_VNET_HDR behind an all-zero header: a complete frame). Returns the
+  // frame octets written.
   Result<std::size_t, IoError> write(ByteSpan frame);
+  // The same behind `vnet` (e.g. a coalesced TCP frame with NEEDS_CSUM and a
+  // GSO type: offload.h TcpCoalescer); kBadArgument without IFF_VNET_HDR.
+  Result<std::size_t, IoError> write(ByteSpan frame, const VnetHeader& vnet);
 
  private:
   TapDevice() = default;
