@@ -25,6 +25,7 @@ struct Options {
   std::string be = "both";
   double seconds = 3;
   double st_load = 0.7;
+  std::string realtime = "off";
 };
 
 std::vector<bool> flags(const std::string& v) {
@@ -41,6 +42,7 @@ void run(const Options& o) {
   bo.be_transports = o.be == "both" ? std::vector<std::string>{"udp", "tcp"} : std::vector<std::string>{o.be};
   bo.seconds = o.seconds;
   bo.st_load = o.st_load;
+  bo.realtime = flags(o.realtime);
   const auto rep = bench::run_tsn_bench(bo);
   bench::write_tsn_bench_table(std::cout, rep);
   if (!o.json_path.empty()) benchrun::write_json(o.json_path, bench::tsn_bench_json(rep));
@@ -62,6 +64,9 @@ const CommandRegistration reg(58, [](CLI::App& root) {
   cmd->add_option("--seconds", o->seconds, "iperf3 duration per run (default 3)")->check(finite_in(1, 600));
   cmd->add_option("--st-load", o->st_load, "ST offered load as a fraction of its gate share (default 0.7)")
       ->check(finite_in(0.01, 1));
+  cmd->add_option("--realtime", o->realtime,
+                  "on | off | both (default off): the links', the probe's and the ST iperf3's threads in SCHED_FIFO")
+      ->check(CLI::IsMember({"on", "off", "both"}));
   cmd->callback([o] { run(*o); });
 });
 

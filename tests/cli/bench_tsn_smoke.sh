@@ -7,7 +7,12 @@
 # shared machine; the goal, 0, is in the bench's goals block). A sanitizer
 # build (make test-asan) runs the user-space links several times slower than
 # the port they emulate, so there the probe share is reported, not asserted
-# (as tests/cli/sv_netns.sh does for its rates).
+# (as tests/cli/sv_netns.sh does for its rates). The BE row's ideal (what the
+# port model carries: three 1,470-octet frames per 400 us window at
+# 100 Mbit/s = 33.6 Mbit/s of 1400-byte datagrams) is exact and asserted. A
+# second run, plain and unshaped, with --realtime on: its rows are marked
+# /rt and realtime; where SCHED_FIFO is not allowed (chrt -f fails), the
+# bench must refuse --realtime naming it instead.
 # Root and iperf3 only: exits 77 with the reason otherwise.
 # Usage: bash tests/cli/bench_tsn_smoke.sh /path/to/layersec
 set -euo pipefail
@@ -53,9 +58,39 @@ if s["probe_received"] < 0.9 * s["probe_sent"]:
     print("note: sanitizer build: ST probe %d of %d received (not asserted)" % (s["probe_received"], s["probe_sent"]))
 if s["throughput_mbit_s"] <= 0 or b["throughput_mbit_s"] <= 0: fail("a class carried nothing")
 if s["bound_us"] is None or s["latency_p99_us"] is None: fail("ST row without latency or bound")
+if abs(b["ideal_mbit_s"] - 33.6) > 1e-9: fail("BE ideal %r, expected 33.6 (3 frames of 1400 bytes per ms)" % b["ideal_mbit_s"])
+if abs(s["ideal_mbit_s"] - s["offered_mbit_s"]) > 0.1: fail("ST ideal %r is not its offered load" % s["ideal_mbit_s"])
+if s["realtime"] or b["realtime"]: fail("a run without --realtime is marked realtime")
 if "reference" not in j or "goals" not in j: fail("no reference/goals block")
 print("ok: ST %.1f Mbit/s loss %s %%, probe %d/%d, p99 %.0f us (bound %.0f us); BE %.1f Mbit/s loss %.1f %%"
       % (s["throughput_mbit_s"], s["loss_pct"], s["probe_received"], s["probe_sent"], s["latency_p99_us"], s["bound_us"],
          b["throughput_mbit_s"], b["loss_pct"]))
+EOF
+
+if ! command -v chrt >/dev/null 2>&1 || ! chrt -f 30 true 2>/dev/null; then
+  if "$layersec" bench tsn --ports 100 --macsec off --shaper off --be udp --seconds 1 --realtime on >"$work/rt.txt" 2>&1; then
+    cat "$work/rt.txt"; echo "FAIL: --realtime on ran although SCHED_FIFO is not allowed here"; exit 1
+  fi
+  grep -q -- "--realtime needs chrt and SCHED_FIFO" "$work/rt.txt" || { cat "$work/rt.txt"; echo "FAIL: the refusal does not name --realtime"; exit 1; }
+  echo "ok: SCHED_FIFO not allowed here: --realtime refused naming it"
+  echo "PASS: bench_tsn_smoke"
+  exit 0
+fi
+"$layersec" bench tsn --ports 100 --macsec off --shaper off --be udp --seconds 1 --realtime on --json "$work/rt.json" \
+  >"$work/rt.txt" 2>&1 || { cat "$work/rt.txt"; echo "FAIL: layersec bench tsn --realtime on exited with an error"; exit 1; }
+/usr/bin/python3 - "$work/rt.json" <<'EOF'
+import json, sys
+j = json.load(open(sys.argv[1]))
+rows = j["rows"]
+def fail(m):
+    print("FAIL: " + m); sys.exit(1)
+if len(rows) != 2: fail("expected one ST and one BE row with --realtime on, got %d" % len(rows))
+refused = [n for n in j["notes"] if "SCHED_FIFO refused" in n]
+for r in rows:
+    if not r["name"].startswith("port100/plain/no-shaper/be-udp/rt/"): fail("row name %s lacks /rt" % r["name"])
+    if r["realtime"] == bool(refused): fail("row %s: realtime %s but refusal notes %s" % (r["name"], r["realtime"], refused))
+    if r["throughput_mbit_s"] <= 0: fail("row %s carried nothing" % r["name"])
+    if r["shaper"] or abs(r["share_mbit_s"] - 100) > 1e-9: fail("row %s is not the unshaped run" % r["name"])
+print("ok: --realtime on: rows %s, SCHED_FIFO %s" % ([r["name"] for r in rows], "refused" if refused else "in effect"))
 EOF
 echo "PASS: bench_tsn_smoke"

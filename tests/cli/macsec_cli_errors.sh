@@ -67,9 +67,13 @@ done
 expect_refused "not a regular file" "$layersec" "${u[@]}" --config "$work/fifo.json"
 expect_refused "is a directory" "$layersec" "${u[@]}" --config "$work"
 expect_refused "--name: 'this-name-is-far-too-long'" "$layersec" macsec up --link lo --name this-name-is-far-too-long --config "$work/k16"
-# MKA or static SAKs, and gPTP only beside static SAKs: refused before anything changes.
+# MKA or static SAKs; gPTP beside either (--ptp with --mka: the same file and
+# checks, issue 17), in the user back end only: refused before anything changes.
 expect_refused "--config excludes --mka" "$layersec" "${u[@]}" --config "$work/k16" --mka "$work/k16"
-expect_refused "--ptp: gPTP beside a SecY keyed by MKA is not supported yet" "$layersec" "${u[@]}" --mka "$work/k16" --ptp "$work/k16"
+echo '{ "cak_file": "k16", "ckn": "6c617965727365632d636c69", "priority": 10, "cipher_suite": "gcm-aes-128" }' >"$work/mka.json"
+echo '{ "protect": true, "profile": "automotive", "role": "master" }' >"$work/bad_ptp.json"
+expect_refused "/role: 'master'" "$layersec" "${u[@]}" --mka "$work/mka.json" --ptp "$work/bad_ptp.json"
+expect_refused "--mka: MKA drives the user-space SecY only" "$layersec" "${u[@]}" --mka "$work/mka.json" --ptp "$work/bad_ptp.json" --backend kernel
 
 # macsec up: configurations that cannot work, each naming its JSON path.
 config() {  # extra-top-level-members tx-key rx-sci

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 
 #include "layersec/base/bytes.h"
 #include "layersec/bench/bench_env.h"
@@ -21,6 +22,7 @@
 #include "layersec/macsec/link_tsn_config.h"
 #include "layersec/net/io.h"
 #include "layersec/net/netns.h"
+#include "layersec/net/thread_timing.h"
 #include "layersec/tsn/gate_analysis.h"
 
 namespace layersec::bench {
@@ -75,6 +77,8 @@ macsec::LinkTsnConfig tsn_config(bool shaper, std::uint64_t port_mbit, const cha
 // CLOCK_MONOTONIC; the receiver records one-way latency.
 struct Probe {
   net::UniqueFd tx, rx;
+  int realtime_priority = 0;     // > 0: both probe threads run SCHED_FIFO at it
+  std::string realtime_error[2];  // sender, receiver: "" or why SCHED_FIFO was refused
   std::atomic<bool> stop{false};
   std::int64_t record_from_ns = 0;
   std::uint64_t sent = 0, received = 0;
@@ -86,6 +90,7 @@ void probe_send(Probe& p) {
   to.sin_family = AF_INET;
   to.sin_port = htons(kProbePort);
   ::inet_pton(AF_INET, kIpB, &to.sin_addr);
+  if (p.realtime_priority > 0) p.realtime_error[0] = net::set_thread_fifo(p.realtime_priority);
   std::uint8_t buf[kProbePayload] = {};
   std::int64_t next = mono_ns();
   for (std::uint64_t seq = 0; !p.stop.load(); ++seq) {
@@ -105,6 +110,7 @@ void probe_send(Probe& p) {
 }
 
 void probe_receive(Probe& p) {
+  if (p.realtime_priority > 0) p.realtime_error[1] = net::set_thread_fifo(p.realtime_priority);
   std::uint8_t buf[2048];
   while (!p.stop.load()) {
     const ssize_t n = ::recv(p.rx.get(), buf, sizeof buf, 0);
@@ -146,7 +152,41 @@ struct RunSpec {
   std::uint64_t port = 100;
   bool macsec = false, shaper = false;
   std::string be;
+  bool realtime = false;
 };
+
+// Link threads above the probe's: the probe only measures.
+constexpr int kLinkPriority = 50;
+constexpr int kProbePriority = 40;
+constexpr int kStAppPriority = 30;  // the ST iperf3 client and server
+
+// Ethernet header + C-tag in front of an IPv4 packet, as the shaper queues it.
+constexpr std::size_t kL2 = 14 + 4;
+
+// iperf3 payload Mbit/s that the port model carries per class in this run
+// (tsn::carried_load over 200 cycles): ST at its offered rate plus the
+// probe, BE saturating (UDP: 1400-byte datagrams; TCP: full-MTU segments
+// with timestamps, 52 octets of IPv4 + TCP headers).
+std::pair<double, double> ideal_rates(const RunSpec& r, const macsec::LinkTsnConfig& cfg, double st_offered_mbit) {
+  tsn::PortConfig pc;
+  pc.link_bps = cfg.port_bps;
+  pc.num_classes = cfg.schedule.num_tc;
+  pc.queue_limit_frames = cfg.queue_limit_frames;
+  pc.expansion_bytes = r.macsec ? 32 : 0;
+  const std::size_t tap_mtu = 1500 - 4 - (r.macsec ? 32 : 0);
+  const std::size_t be_payload = r.be == "udp" ? kBeDatagram : tap_mtu - 52;
+  const std::size_t be_frame = r.be == "udp" ? kBeDatagram + 28 + kL2 : tap_mtu + kL2;
+  const auto st_period = static_cast<std::int64_t>(std::llround(kStDatagram * 8 * 1e3 / st_offered_mbit));
+  const tsn::OfferedStream streams[] = {{1, kStDatagram + 28 + kL2, st_period, 0},
+                                        {1, kProbePayload + 28 + kL2, kProbePeriodNs, 0},
+                                        {0, be_frame, 0, 0}};
+  constexpr std::int64_t kDuration = 200'000'000;  // 200 cycles of 1 ms
+  const auto c = tsn::carried_load(pc, cfg.schedule.gcl, streams, kDuration);
+  const auto mbit = [&](std::uint64_t frames, std::size_t payload) {
+    return static_cast<double>(frames * payload) * 8 * 1e3 / static_cast<double>(kDuration);
+  };
+  return {mbit(c[0].sent, kStDatagram), mbit(c[2].sent, be_payload)};
+}
 
 void must(int status, const std::string& what) {
   if (status != 0) throw std::runtime_error(what + " failed (exit " + std::to_string(status) + ")");
@@ -172,6 +212,7 @@ std::vector<TsnBenchRow> run_one(const TsnBenchOptions& o, const RunSpec& r, con
   sa.tx_key = key_ab;
   sa.rx_key = key_ba;
   sa.tsn = tsn_config(r.shaper, r.port, kIpB, tap_b, true);
+  sa.realtime_priority = r.realtime ? kLinkPriority : 0;
   BenchLinkSpec sb = sa;
   sb.netns = nb.netns;
   sb.lower = nb.interface;
@@ -189,14 +230,25 @@ std::vector<TsnBenchRow> run_one(const TsnBenchOptions& o, const RunSpec& r, con
        "ip neigh (B)");
 
   const std::string tag = std::to_string(r.port) + (r.macsec ? "_macsec" : "_plain") + (r.shaper ? "_shaped" : "_open") +
-                          "_be" + r.be;
+                          "_be" + r.be + (r.realtime ? "_rt" : "");
   const std::string st_log = work + "/st_" + tag + ".json", be_log = work + "/be_" + tag + ".json";
   const std::string secs = std::to_string(o.seconds);
-  auto srv_st = topo.spawn(1, {o.iperf3, "-s", "-1", "-B", kIpB, "-p", std::to_string(kStPort)}, work + "/srv_st.log");
+  // With --realtime the ST talker and listener are real-time applications
+  // too (chrt -f): a paced sender that waits for a CPU sends its backlog in
+  // one burst, and the probe queues behind it in the ST class.
+  const std::vector<std::string> st_prefix =
+      r.realtime ? std::vector<std::string>{"chrt", "-f", std::to_string(kStAppPriority)} : std::vector<std::string>{};
+  const auto with_prefix = [&](std::vector<std::string> argv) {
+    argv.insert(argv.begin(), st_prefix.begin(), st_prefix.end());
+    return argv;
+  };
+  auto srv_st = topo.spawn(1, with_prefix({o.iperf3, "-s", "-1", "-B", kIpB, "-p", std::to_string(kStPort)}),
+                           work + "/srv_st.log");
   auto srv_be = topo.spawn(1, {o.iperf3, "-s", "-1", "-B", kIpB, "-p", std::to_string(kBePort)}, work + "/srv_be.log");
   std::this_thread::sleep_for(std::chrono::milliseconds(400));
 
   Probe probe;
+  probe.realtime_priority = r.realtime ? kProbePriority : 0;
   open_probe(probe, topo);
   probe.record_from_ns = mono_ns() + 300'000'000;
   std::thread prx([&] { probe_receive(probe); });
@@ -215,7 +267,7 @@ std::vector<TsnBenchRow> run_one(const TsnBenchOptions& o, const RunSpec& r, con
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   auto be_client = topo.spawn(0, be_argv, work + "/be_client.log");
-  auto st_client = topo.spawn(0, st_argv, work + "/st_client.log");
+  auto st_client = topo.spawn(0, with_prefix(st_argv), work + "/st_client.log");
   const int st_status = st_client.wait();
   const int be_status = be_client.wait();
   probe.stop = true;
@@ -242,7 +294,15 @@ std::vector<TsnBenchRow> run_one(const TsnBenchOptions& o, const RunSpec& r, con
   const nlohmann::json receiver_stats = lb->stats();
 
   const std::string base = "port" + std::to_string(r.port) + (r.macsec ? "/macsec" : "/plain") +
-                           (r.shaper ? "/shaper" : "/no-shaper") + "/be-" + r.be;
+                           (r.shaper ? "/shaper" : "/no-shaper") + "/be-" + r.be + (r.realtime ? "/rt" : "");
+  const auto [st_ideal, be_ideal] = ideal_rates(r, cfg, st_offered);
+  // A refused SCHED_FIFO is a fact of the run, not a failure of it.
+  std::string rt_refused;
+  for (const std::string& e : {sender_stats.value("realtime", std::string()),
+                               receiver_stats.value("realtime", std::string()), probe.realtime_error[0],
+                               probe.realtime_error[1]}) {
+    if (!e.empty()) rt_refused = e;
+  }
   TsnBenchRow st_row;
   st_row.name = base + "/ST";
   st_row.cls = "ST";
@@ -253,6 +313,8 @@ std::vector<TsnBenchRow> run_one(const TsnBenchOptions& o, const RunSpec& r, con
   st_row.be_transport = r.be;
   st_row.offered_mbit_s = st_offered;
   st_row.share_mbit_s = (r.shaper ? kStShare : 1.0) * static_cast<double>(r.port);
+  st_row.ideal_mbit_s = st_ideal;
+  st_row.realtime = r.realtime && rt_refused.empty();
   st_row.throughput_mbit_s = st.mbit_s;
   st_row.jitter_ms = st.jitter_ms;
   st_row.loss_pct = st.loss_pct;
@@ -275,6 +337,9 @@ std::vector<TsnBenchRow> run_one(const TsnBenchOptions& o, const RunSpec& r, con
   be_row.be_transport = r.be;
   be_row.offered_mbit_s = r.be == "udp" ? static_cast<double>(r.port) : 0;
   be_row.share_mbit_s = (r.shaper ? kBeShare : 1.0) * static_cast<double>(r.port);
+  be_row.ideal_mbit_s = be_ideal;
+  be_row.realtime = st_row.realtime;
+  if (!rt_refused.empty()) st_row.realtime_refused = rt_refused;
   be_row.throughput_mbit_s = be.mbit_s;
   be_row.jitter_ms = be.jitter_ms;
   be_row.loss_pct = be.loss_pct;
@@ -289,6 +354,11 @@ TsnBenchReport run_tsn_bench(const TsnBenchOptions& o) {
   if (net::run_command({o.iperf3, "--version"}) != 0) throw std::runtime_error("bench tsn needs iperf3 (" + o.iperf3 + ")");
   if (!(o.seconds >= 1 && o.seconds <= 600)) throw std::runtime_error("--seconds must be in 1..600");
   if (!(o.st_load > 0 && o.st_load <= 1)) throw std::runtime_error("--st-load must be in (0, 1]");
+  if (std::find(o.realtime.begin(), o.realtime.end(), true) != o.realtime.end() &&
+      net::run_command({"chrt", "-f", std::to_string(kStAppPriority), "true"}) != 0) {
+    throw std::runtime_error("--realtime needs chrt and SCHED_FIFO (CAP_SYS_NICE): `chrt -f " +
+                             std::to_string(kStAppPriority) + " true` failed");
+  }
   char tmpl[] = "/tmp/layersec-bench-tsn.XXXXXX";
   if (::mkdtemp(tmpl) == nullptr) throw std::runtime_error("mkdtemp: " + net::errno_text(errno));
   const std::string work = tmpl;
@@ -298,14 +368,21 @@ TsnBenchReport run_tsn_bench(const TsnBenchOptions& o) {
       for (const std::string& be : o.be_transports) {
         for (bool shaper : o.shaper) {
           for (bool m : o.macsec) {
-            // A run whose iperf3 fails (a control connection lost under the
-            // BE flood) is reported as a note; the others still run.
-            try {
-              auto rows = run_one(o, RunSpec{port, m, shaper, be}, work);
-              for (auto& row : rows) rep.rows.push_back(std::move(row));
-            } catch (const std::runtime_error& e) {
-              rep.notes.push_back("run port " + std::to_string(port) + (m ? " macsec" : " plain") +
-                                  (shaper ? " shaper" : " no-shaper") + " be-" + be + " FAILED: " + e.what());
+            for (bool rt : o.realtime) {
+              // A run whose iperf3 fails (a control connection lost under the
+              // BE flood) is reported as a note; the others still run.
+              try {
+                auto rows = run_one(o, RunSpec{port, m, shaper, be, rt}, work);
+                if (!rows[0].realtime_refused.empty()) {
+                  rep.notes.push_back(rows[0].name + ": SCHED_FIFO refused (" + rows[0].realtime_refused +
+                                      "): ran at normal priority");
+                }
+                for (auto& row : rows) rep.rows.push_back(std::move(row));
+              } catch (const std::runtime_error& e) {
+                rep.notes.push_back("run port " + std::to_string(port) + (m ? " macsec" : " plain") +
+                                    (shaper ? " shaper" : " no-shaper") + " be-" + be + (rt ? " rt" : "") +
+                                    " FAILED: " + e.what());
+              }
             }
           }
         }
@@ -321,6 +398,10 @@ TsnBenchReport run_tsn_bench(const TsnBenchOptions& o) {
   rep.notes.push_back("veth pair between two network namespaces on one host; the port speed is emulated by the shaper "
                       "(pacing to serialisation time), the veth itself is not rate-limited");
   rep.notes.push_back("no-shaper rows: the same emulated port (speed, strict priority, queues) with every gate open");
+  rep.notes.push_back("ideal: iperf3 payload Mbit/s the port model carries (tsn::carried_load: whole frames per window "
+                      "with the guard band, headers, preamble and gap); the share is the gate's fraction of the port");
+  rep.notes.push_back("every shaper thread runs with 1 ns timer slack; /rt rows: both links' threads, the probe's and "
+                      "the ST iperf3 client and server in SCHED_FIFO (BE iperf3 at normal priority)");
   rep.notes.push_back("bound_us: tsn::latency_bound of the probe's frame through the ST gate (one blocking frame of "
                       "another class, no processing time); the probe shares its class queue with the ST iperf3 stream "
                       "and crosses two user-space links, neither of which the bound counts");

@@ -15,6 +15,7 @@
 // iperf3 UDP at the port's full rate (saturating) or TCP (as fast as it
 // goes); the probe sends 200-byte datagrams every 997 us (sweeping the cycle).
 // Figures per class from iperf3's JSON (receiver throughput, jitter, loss),
+// beside what the port model carries (ideal_mbit_s, tsn::carried_load),
 // probe latency p50/p99/max, and the analytic bound of the ST class
 // (tsn::latency_bound for the probe's frame, one blocking frame of another
 // class, no processing time). Root, `ip` and iperf3 required.
@@ -37,6 +38,11 @@ struct TsnBenchOptions {
   std::vector<std::string> be_transports{"udp", "tcp"};
   double seconds = 3;      // iperf3 -t
   double st_load = 0.7;    // ST offered load as a fraction of its gate share
+  // Both links' threads and the probe's in SCHED_FIFO (net::set_thread_fifo),
+  // and the ST iperf3 client and server (chrt -f; BE iperf3 stays as it is):
+  // false, true or both, to tell what our code costs from what waiting for a
+  // CPU costs. Throws when SCHED_FIFO is refused.
+  std::vector<bool> realtime{false};
   std::string iperf3 = "iperf3";
 };
 
@@ -50,6 +56,12 @@ struct TsnBenchRow {
   std::string be_transport;  // the BE stream running beside this row's run
   double offered_mbit_s = 0;  // 0 for TCP (unpaced)
   double share_mbit_s = 0;    // gate share x port speed
+  // What the port model carries for this class (tsn::carried_load: whole
+  // frames per window, headers, the guard band), in iperf3 payload Mbit/s:
+  // the figure a perfect shaper would measure.
+  double ideal_mbit_s = 0;
+  bool realtime = false;      // the run's links and probe ran SCHED_FIFO
+  std::string realtime_refused;  // asked for, but a thread was refused SCHED_FIFO: why
   double throughput_mbit_s = 0;
   std::optional<double> jitter_ms, loss_pct;
   std::optional<double> latency_p50_us, latency_p99_us, latency_max_us, bound_us;

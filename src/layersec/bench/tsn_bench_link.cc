@@ -2,11 +2,13 @@
 
 #include <poll.h>
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <stdexcept>
 
 #include "layersec/base/time.h"
+#include "layersec/harness/stats.h"
 #include "layersec/macsec/link.h"
 #include "layersec/macsec/link_tsn.h"
 #include "layersec/net/event_loop.h"
@@ -14,12 +16,16 @@
 #include "layersec/net/netns.h"
 #include "layersec/net/packet_socket.h"
 #include "layersec/net/tap.h"
+#include "layersec/net/thread_timing.h"
 #include "layersec/tsn/shaper_driver.h"
 
 namespace layersec::bench {
 namespace {
 
 constexpr std::size_t kBuf = 65535 + 64;
+// The bench probe's frame as the shaper queues it: 200 + UDP 8 + IPv4 20 +
+// Ethernet 14 + C-tag 4 (tsn_bench.cc).
+constexpr std::size_t kProbeFrame = 246;
 
 // Runs `loop` until `stop` is set (checked every 20 ms).
 void run_loop(net::EventLoop& loop, const std::atomic<bool>& stop) {
@@ -57,7 +63,8 @@ class MacsecBenchLink final : public BenchLink {
       tap_ = std::make_unique<macsec::TapLink>(macsec::TapLink::open(*link_, o));
     }
     tap_->enable_tsn(s.tsn, clock_);
-    thread_ = std::thread([this] {
+    thread_ = std::thread([this, prio = s.realtime_priority] {
+      if (prio > 0) realtime_error_ = net::set_thread_fifo(prio);
       MonotonicClock mono;
       net::EventLoop loop(mono);
       tap_->attach(loop);
@@ -71,10 +78,11 @@ class MacsecBenchLink final : public BenchLink {
     if (thread_.joinable()) thread_.join();
   }
   [[nodiscard]] nlohmann::json stats() const override {
-    return nlohmann::json{{"macsec", link_->stats_json()}, {"tsn", tap_->tsn_json()}};
+    return nlohmann::json{{"macsec", link_->stats_json()}, {"tsn", tap_->tsn_json()}, {"realtime", realtime_error_}};
   }
 
  private:
+  std::string realtime_error_;
   tsn::TaiClock clock_;
   std::unique_ptr<macsec::MacsecLink> link_;
   std::unique_ptr<macsec::TapLink> tap_;
@@ -103,7 +111,10 @@ class PlainBenchLink final : public BenchLink {
       throw std::runtime_error("bench link: configuring " + s.tap + ": " + net::errno_text(errno));
     }
     lower_->set_receive_buffer(4 * 1024 * 1024);
-    thread_ = std::thread([this] { run(); });
+    thread_ = std::thread([this, prio = s.realtime_priority] {
+      if (prio > 0) realtime_error_ = net::set_thread_fifo(prio);
+      run();
+    });
   }
   ~PlainBenchLink() override { stop(); }
   void stop() override {
@@ -114,7 +125,13 @@ class PlainBenchLink final : public BenchLink {
     nlohmann::json j{{"path", macsec::to_json(path_.stats())}};
     j["shaper"] = shaper_ ? macsec::shaper_json(*shaper_) : nlohmann::json(nullptr);
     j["link"] = {{"tx_sent", tx_sent_}, {"tx_send_errors", tx_errors_}, {"rx_delivered", rx_delivered_}};
-    return nlohmann::json{{"tsn", std::move(j)}};
+    j["diag"] = {{"max_send_us", static_cast<double>(max_send_ns_) / 1e3},
+                 {"sends_over_200us", slow_sends_},
+                 {"max_pump_tap_us", static_cast<double>(max_pump_ns_) / 1e3},
+                 {"tap_pumps_full", full_pumps_},
+                 {"max_queued_per_class", {max_queued_[0], max_queued_[1]}},
+                 {"st_ahead_of_probe", ahead_summary()}};
+    return nlohmann::json{{"tsn", std::move(j)}, {"realtime", realtime_error_}};
   }
 
  private:
@@ -127,7 +144,11 @@ class PlainBenchLink final : public BenchLink {
     shaper_ = std::make_unique<tsn::ShaperDriver>(
         tsn::EgressPort(path_.port_config(), path_.gate_schedule(clock_.now_ns())), clock_, timer,
         [this](ByteSpan f, int) {
+          const std::int64_t t0 = clock_.now_ns();
           const bool ok = lower_->send(f).ok();
+          const std::int64_t took = clock_.now_ns() - t0;
+          max_send_ns_ = std::max(max_send_ns_, took);
+          if (took > 200'000) ++slow_sends_;
           ok ? ++tx_sent_ : ++tx_errors_;
           return ok;
         },
@@ -139,17 +160,29 @@ class PlainBenchLink final : public BenchLink {
     loop.unwatch(lower_->fd());
     timer.disarm();
   }
+  // Diagnostics beside the shaper's counters: how long one TAP pump and
+  // one lower send take, how often a pump found 64 frames waiting in the
+  // TAP (a backlog in the kernel's FIFO, where ST waits behind BE), and the
+  // deepest class queue in the shaper.
   void pump_tap() {
-    for (int i = 0; i < 64; ++i) {
+    const std::int64_t t0 = clock_.now_ns();
+    int i = 0;
+    for (; i < 64; ++i) {
       auto r = tap_->read(MutableByteSpan(buf_.data(), buf_.size() - 8));
       if (!r) break;
       frame_.assign(buf_.begin(), buf_.begin() + static_cast<std::ptrdiff_t>(*r));
       auto c = path_.egress(frame_);
       if (!c) continue;
+      // The probe's frame (200-byte UDP payload, tagged): how many ST frames
+      // were queued in front of it.
+      if (*c == 1 && frame_.size() == kProbeFrame) st_ahead_.push_back(static_cast<double>(shaper_->port().queued(1)));
       if (shaper_->submit(ByteSpan(frame_.data(), frame_.size()), *c) != tsn::EnqueueResult::kQueued) {
         path_.count_shaper_refused();
       }
+      for (int k = 0; k < 2; ++k) max_queued_[k] = std::max(max_queued_[k], shaper_->port().queued(k));
     }
+    if (i == 64) ++full_pumps_;
+    max_pump_ns_ = std::max(max_pump_ns_, clock_.now_ns() - t0);
   }
   void pump_lower() {
     for (int i = 0; i < 64; ++i) {
@@ -172,6 +205,16 @@ class PlainBenchLink final : public BenchLink {
   std::unique_ptr<tsn::ShaperDriver> shaper_;
   std::vector<std::uint8_t> buf_, frame_;
   std::uint64_t tx_sent_ = 0, tx_errors_ = 0, rx_delivered_ = 0;
+  std::int64_t max_send_ns_ = 0, max_pump_ns_ = 0;
+  std::uint64_t slow_sends_ = 0, full_pumps_ = 0;
+  std::size_t max_queued_[2] = {0, 0};
+  std::vector<double> st_ahead_;
+  [[nodiscard]] nlohmann::json ahead_summary() const {
+    if (st_ahead_.empty()) return nullptr;
+    const harness::Summary a = harness::summarize(st_ahead_);
+    return {{"count", a.count}, {"p50", a.p50}, {"p99", a.p99}, {"max", a.max}};
+  }
+  std::string realtime_error_;
   std::atomic<bool> stop_{false};
   std::thread thread_;
 };

@@ -4,7 +4,8 @@
 // tag pop on receive), either with MACsec (macsec::TapLink over a SecY with
 // static keys: the same code `layersec macsec up --tsn` runs) or without (the
 // same TSN path and shaper, frames sent as they are), each on its own thread
-// with its own net::EventLoop. Root only. Start-up failures throw
+// with its own net::EventLoop (whose shaper timer sets the thread's timer
+// slack to 1 ns; optionally SCHED_FIFO). Root only. Start-up failures throw
 // std::runtime_error naming the step.
 #pragma once
 
@@ -32,6 +33,7 @@ struct BenchLinkSpec {
   macsec::Sci peer_sci;           // MACsec: the peer's
   std::vector<std::uint8_t> tx_key, rx_key;  // MACsec: 16-octet SAKs (GCM-AES-128)
   macsec::LinkTsnConfig tsn;
+  int realtime_priority = 0;      // > 0: the link's thread runs SCHED_FIFO at it
 };
 
 class BenchLink {
@@ -42,7 +44,8 @@ class BenchLink {
   virtual ~BenchLink() = default;
   // Stops the thread (idempotent); stats() is stable afterwards.
   virtual void stop() = 0;
-  // {"macsec": SecY and link counters (MACsec only), "tsn": {path, shaper}}.
+  // {"macsec": SecY and link counters (MACsec only), "tsn": {path, shaper},
+  //  "realtime": "" (SCHED_FIFO in effect, or not asked for) or why not}.
   [[nodiscard]] virtual nlohmann::json stats() const = 0;
 };
 

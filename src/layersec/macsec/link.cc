@@ -19,8 +19,18 @@ namespace layersec::macsec {
 MacsecLink::MacsecLink(SecY secy) : secy_(std::move(secy)), out_(kMaxFrame + kMacsecOverhead) {}
 
 std::optional<ByteSpan> MacsecLink::protect(ByteSpan plain) {
-  auto n = protect_into(plain, MutableByteSpan(out_.data(), out_.size()));
-  if (!n) return std::nullopt;
+  auto secure = protect_checked(plain);
+  if (!secure) return std::nullopt;
+  return *secure;
+}
+
+Result<ByteSpan, ProtectError> MacsecLink::protect_checked(ByteSpan plain) {
+  ++stats_.tx_frames;
+  auto n = secy_.protect(plain, MutableByteSpan(out_.data(), out_.size()));
+  if (!n) {
+    ++stats_.tx_protect_errors;
+    return Err(n.error());
+  }
   return ByteSpan(out_.data(), *n);
 }
 

@@ -38,6 +38,7 @@
 #include <nlohmann/json.hpp>
 
 #include "layersec/base/bytes.h"
+#include "layersec/base/result.h"
 #include "layersec/macsec/link_tsn.h"
 #include "layersec/macsec/secy.h"
 #include "layersec/net/event_loop.h"
@@ -99,6 +100,9 @@ class MacsecLink {
   // Returns the secure frame (a view into this object's buffer, valid until
   // the next call) or nullopt when the SecY refused (counted).
   std::optional<ByteSpan> protect(ByteSpan plain);
+  // protect() with the SecY's reason when it refused (counted the same way):
+  // for callers that count refusals by reason (link_ptp.h: no SA yet).
+  [[nodiscard]] Result<ByteSpan, ProtectError> protect_checked(ByteSpan plain);
   // The same into `out` (a batch slot); returns the secure frame's length.
   std::optional<std::size_t> protect_into(ByteSpan plain, MutableByteSpan out);
   // Lower link -> controlled port: validates `wire` in place and returns the

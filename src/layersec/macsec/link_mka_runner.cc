@@ -2,7 +2,10 @@
 // of link_runner.cc with MKA in place of static SAKs. The SecY starts with no
 // SA: until the participant installs and enables a transmit SA every frame
 // from the TAP is refused (tx_protect_errors) and nothing reaches the lower
-// link; until it installs receive SAs every MACsec frame is dropped.
+// link; until it installs receive SAs every MACsec frame is dropped. With
+// --ptp the gPTP port runs beside it as with static SAKs (link_runner_time.h):
+// protected gPTP is dropped and counted (ptp.tx_no_sa) until the first SAK,
+// then travels with whatever SAK the SecY transmits with.
 #include <iostream>
 #include <optional>
 #include <stdexcept>
@@ -12,8 +15,10 @@
 #include "layersec/macsec/link.h"
 #include "layersec/macsec/link_mka.h"
 #include "layersec/macsec/link_mka_config.h"
+#include "layersec/macsec/link_ptp.h"
 #include "layersec/macsec/link_runner.h"
 #include "layersec/macsec/link_runner_parts.h"
+#include "layersec/macsec/link_runner_time.h"
 #include "layersec/net/event_loop.h"
 
 namespace layersec::macsec {
@@ -24,7 +29,8 @@ const Duration kForever = Duration::seconds(100LL * 365 * 24 * 3600);
 
 }  // namespace
 
-int run_mka_link(const LinkRunOptions& o, const std::optional<LinkTsnConfig>& tsn_config) {
+int run_mka_link(const LinkRunOptions& o, const std::optional<LinkTsnConfig>& tsn_config,
+                 const std::optional<LinkPtpConfig>& ptp_config) {
   using namespace runner;
   // Configuration errors (the CAK file included) before anything changes.
   const LinkMkaConfig mc = load_link_mka_config(o.mka_path);
@@ -36,11 +42,7 @@ int run_mka_link(const LinkRunOptions& o, const std::optional<LinkTsnConfig>& ts
   to.mac = config.mac;
   to.control_ether_types = {mka::kEapolEtherType};
   to.offload = o.offload;
-  if (tsn_config) {
-    config.secy.vlan_mode = tsn_config->layout;
-    config.secy.clear_tags_in_icv = tsn_config->clear_tags_in_icv;
-    to.extra_overhead = 4;
-  }
+  apply_tsn_layout(tsn_config, config.secy, to);
   const net::MacAddress mac = link_mac(config, o.lower);
   SecYConfig sc = config.secy;
   sc.sci = resolve_sci(config, mac);
@@ -52,8 +54,7 @@ int run_mka_link(const LinkRunOptions& o, const std::optional<LinkTsnConfig>& ts
   std::unique_ptr<LinkMka> mka = LinkMka::open(link, mc, o.lower, print);
   LowerLinkGuard guard = guard_lower(o, config, /*allow_mka=*/true);
   TapLink tap = TapLink::open(link, to);
-  tsn::TaiClock tai;
-  if (tsn_config) tap.enable_tsn(*tsn_config, tai);
+  LinkTime link_time(link, tap, o, tsn_config, ptp_config);
 
   std::cerr << "macsec up: " << tap.name() << " on " << tap.lower() << " mtu " << tap.mtu() << " mac "
             << tap.mac().to_string() << " sci " << sci_text(sc.sci) << " suite " << to_string(sc.suite)
@@ -61,9 +62,10 @@ int run_mka_link(const LinkRunOptions& o, const std::optional<LinkTsnConfig>& ts
             << "  " << describe(mc) << " (" << o.mka_path << ")\n"
             << "  no SA until MKA installs one: nothing is sent or delivered before (SAKs are JSON lines on "
                "stdout, fingerprints only)\n";
-  if (tsn_config) std::cerr << "  tsn " << describe(*tsn_config) << " (" << o.tsn_path << ", CLOCK_TAI)\n";
+  link_time.describe(std::cerr);
 
   tap.attach(loop);
+  link_time.attach(loop);
   // SIGHUP: a new SAK now, from the key server (there is no configuration
   // to re-read); another member refuses and says who the key server is.
   std::uint64_t rekeys_requested = 0, rekeys_refused = 0;
@@ -91,7 +93,7 @@ int run_mka_link(const LinkRunOptions& o, const std::optional<LinkTsnConfig>& ts
   mka->start(loop);
 
   auto full_report = [&](const char* event) {
-    nlohmann::json j = report(link, tap, sc.sci, event);
+    nlohmann::json j = report(link, tap, sc.sci, event, link_time.ptp());
     j["mka"] = mka->stats_json();
     return j;
   };
@@ -111,6 +113,7 @@ int run_mka_link(const LinkRunOptions& o, const std::optional<LinkTsnConfig>& ts
   nlohmann::json exit_report = full_report("exit");
   mka->stop();
   tap.detach(loop);
+  link_time.detach();
   exit_report["control"] = {{"rekeys_requested", rekeys_requested}, {"rekeys_refused", rekeys_refused}};
   unguard_lower(guard, exit_report);
   std::cout << exit_report.dump(2) << std::endl;

@@ -47,7 +47,18 @@ nlohmann::json to_json(const LinkPtpStats& s) {
                         {"rx_plain_refused", s.rx_plain_refused},
                         {"rx_protected_refused", s.rx_protected_refused},
                         {"rx_bad_destination", s.rx_bad_destination},
+                        {"tx_no_sa", s.tx_no_sa},
                         {"tx_protect_errors", s.tx_protect_errors}};
+}
+
+std::optional<ByteSpan> gptp_wire_frame(MacsecLink& link, bool protect, ByteSpan frame, LinkPtpStats& stats) {
+  if (!protect) return frame;
+  auto secure = link.protect_checked(frame);
+  if (!secure) {
+    ++(secure.error() == ProtectError::kNoTransmitSa ? stats.tx_no_sa : stats.tx_protect_errors);
+    return std::nullopt;
+  }
+  return *secure;
 }
 
 // ------------------------------------------------------------------ LinkPtp
@@ -63,17 +74,11 @@ LinkPtp::LinkPtp(const LinkPtpConfig& config, MacsecLink& link, const std::strin
 LinkPtp::~LinkPtp() { detach(); }
 
 ptp::SendOutcome LinkPtp::send(ByteSpan frame, bool event) {
-  ByteSpan wire = frame;
-  if (protect_) {
-    // The secure frame is a view into the link's buffer, valid until its
-    // next protect(): it is sent and its timestamp matched before that.
-    auto secure = link_.protect(frame);
-    if (!secure) {
-      ++stats_.tx_protect_errors;
-      return {};
-    }
-    wire = *secure;
-  }
+  // A secure frame is a view into the link's buffer, valid until its next
+  // protect(): it is sent and its timestamp matched before that.
+  const auto wire_frame = gptp_wire_frame(link_, protect_, frame, stats_);
+  if (!wire_frame) return {};
+  const ByteSpan wire = *wire_frame;
   ptp::SendOutcome r;
   r.sent = socket_.send(wire);
   if (protect_) link_.count_send(r.sent);

@@ -72,9 +72,21 @@ struct LinkPtpStats {
   std::uint64_t rx_plain_refused = 0;      // kRefusedPlain
   std::uint64_t rx_protected_refused = 0;  // kRefusedProtected
   std::uint64_t rx_bad_destination = 0;    // kRefusedDestination
-  std::uint64_t tx_protect_errors = 0;     // the SecY refused a gPTP frame (no SA, PN exhausted, ...)
+  // protect true: gPTP frames the SecY refused, dropped (never sent in clear,
+  // never queued; the port counts them as send errors and goes on).
+  std::uint64_t tx_no_sa = 0;              // no enabled transmit SA yet (MKA: before the first SAK)
+  std::uint64_t tx_protect_errors = 0;     // any other refusal (PN exhausted, PN state not saved, ...)
 };
 nlohmann::json to_json(const LinkPtpStats& s);
+
+// The frame a gPTP port puts on the lower link for `frame` (a whole plain
+// gPTP frame): `frame` itself when `protect` is false, else `frame`
+// protected by `link`'s encoding SA (a view into the link's buffer, valid
+// until its next protect). nullopt when the SecY refused, counted in
+// `stats` by reason (tx_no_sa: kNoTransmitSa; tx_protect_errors: anything
+// else) and by the link (tx_protect_errors): fail closed, the frame is
+// dropped. Sans-I/O: LinkPtp's send path, and the tests'.
+std::optional<ByteSpan> gptp_wire_frame(MacsecLink& link, bool protect, ByteSpan frame, LinkPtpStats& stats);
 
 // The layersec clock as the shaper's clock: now_ns() = clock.to_synced(local
 // now). `local_now` reads the clock's local time line (CLOCK_MONOTONIC_RAW

@@ -9,7 +9,6 @@
 #include <cerrno>
 #include <cstdint>
 #include <functional>
-#include <memory>
 #include <iostream>
 #include <optional>
 #include <stdexcept>
@@ -25,6 +24,7 @@
 #include "layersec/macsec/link_ptp_config.h"
 #include "layersec/macsec/link_report.h"
 #include "layersec/macsec/link_runner_parts.h"
+#include "layersec/macsec/link_runner_time.h"
 #include "layersec/macsec/link_tsn_config.h"
 #include "layersec/macsec/lower_guard.h"
 #include "layersec/macsec/pn_state_file.h"
@@ -32,7 +32,6 @@
 #include "layersec/net/event_loop.h"
 #include "layersec/net/interface.h"
 #include "layersec/net/io.h"
-#include "layersec/ptp/raw_clock.h"
 
 namespace layersec::macsec {
 namespace {
@@ -203,14 +202,7 @@ int run_user(const LinkRunOptions& o, LinkConfig config, const std::optional<Lin
   to.name = o.name;
   to.mac = config.mac;
   to.offload = o.offload;
-  if (tsn_config) {
-    // The tag layout is the TSN file's: the SecY keeps the tag in front of
-    // the SecTAG (clear-tag) or encrypts it (standard). The first hop's tag
-    // costs the TAP 4 octets of MTU.
-    config.secy.vlan_mode = tsn_config->layout;
-    config.secy.clear_tags_in_icv = tsn_config->clear_tags_in_icv;
-    to.extra_overhead = 4;
-  }
+  apply_tsn_layout(tsn_config, config.secy, to);
   const net::MacAddress mac = link_mac(config, o.lower);
   check_own_sci(config, resolve_sci(config, mac));
   // Configuration and state errors come before anything on the system changes.
@@ -222,18 +214,7 @@ int run_user(const LinkRunOptions& o, LinkConfig config, const std::optional<Lin
   TapLink tap = TapLink::open(link, to);
   MonotonicClock clock;
   net::EventLoop loop(clock);  // before the gPTP port, whose timers it holds
-  // gPTP beside the SecY: it sees every lower-link frame first (link_ptp.h).
-  std::unique_ptr<LinkPtp> ptp;
-  if (ptp_config) {
-    ptp = std::make_unique<LinkPtp>(*ptp_config, link, o.lower, tap.mac());
-    tap.set_frame_hook(ptp.get());
-  }
-  // The shaper's clock: the gPTP-disciplined layersec clock when this link
-  // runs gPTP, else CLOCK_TAI.
-  tsn::TaiClock tai;
-  std::unique_ptr<SyncedShaperClock> gptp_time;
-  if (ptp) gptp_time = std::make_unique<SyncedShaperClock>(ptp->clock(), [] { return ptp::raw_now_ns(); });
-  if (tsn_config) tap.enable_tsn(*tsn_config, gptp_time ? static_cast<const tsn::Clock&>(*gptp_time) : tai);
+  LinkTime link_time(link, tap, o, tsn_config, ptp_config);
 
   std::cerr << "macsec up: " << tap.name() << " on " << tap.lower() << " mtu " << tap.mtu() << " mac "
             << tap.mac().to_string() << " sci " << sci_text(sci) << " suite "
@@ -241,31 +222,12 @@ int run_user(const LinkRunOptions& o, LinkConfig config, const std::optional<Lin
             << to_string(link.secy().config().validate_frames) << " offload " << (tap.tcp_offload() ? "on" : "off")
             << " (SIGHUP re-reads " << o.config_path << ")\n";
   print_link_sas(std::cerr, config);
-  if (tsn_config) {
-    std::cerr << "  tsn " << describe(*tsn_config) << " (" << o.tsn_path << ", "
-              << (ptp ? "gPTP time: the clock --ptp disciplines" : "CLOCK_TAI") << ")\n";
-  }
-  if (ptp) {
-    const auto& ts = ptp->timestamping();
-    std::cerr << "  ptp " << describe(*ptp_config) << " (" << o.ptp_path << "), software timestamps tx "
-              << (ts.software_tx ? "yes" : "no") << " rx " << (ts.software_rx ? "yes" : "no") << "\n";
-  }
+  link_time.describe(std::cerr);
   report_pn_resumption(std::cerr, link.secy(), config, o.new_key);
   std::cerr << "  pn state " << store.path() << " (a save every " << config.pn_reserve_block << " PNs)\n";
 
   tap.attach(loop);
-  std::function<void()> ptp_second;
-  if (ptp) {
-    ptp->on_clock_step([&tap] { tap.clock_stepped(); });
-    ptp->attach(loop);
-    ptp_second = [&] {
-      nlohmann::json j = ptp->second_json();
-      j["event"] = "ptp";
-      std::cout << j.dump() << std::endl;
-      loop.add_timer_in(Duration::seconds(1), ptp_second);
-    };
-    loop.add_timer_in(Duration::seconds(1), ptp_second);
-  }
+  link_time.attach(loop);
 
   // Control-plane counters, printed with the exit statistics.
   std::uint64_t reloads = 0, reloads_refused = 0, sas_retired = 0, new_sa_signals = 0;
@@ -334,15 +296,15 @@ int run_user(const LinkRunOptions& o, LinkConfig config, const std::optional<Lin
   if (o.stats_interval_s > 0) {
     const auto every = Duration::microseconds(static_cast<std::int64_t>(o.stats_interval_s * 1e6));
     periodic = [&, every] {
-      std::cout << report(link, tap, sci, "stats", ptp.get()).dump() << std::endl;
+      std::cout << report(link, tap, sci, "stats", link_time.ptp()).dump() << std::endl;
       loop.add_timer_in(every, periodic);
     };
     loop.add_timer_in(every, periodic);
   }
   loop.run_until(loop.now() + kForever);
   tap.detach(loop);
-  if (ptp) ptp->detach();
-  nlohmann::json exit_report = report(link, tap, sci, "exit", ptp.get());
+  link_time.detach();
+  nlohmann::json exit_report = report(link, tap, sci, "exit", link_time.ptp());
   exit_report["control"] = {{"reloads", reloads},
                             {"reloads_refused", reloads_refused},
                             {"rx_sas_retired", sas_retired},
@@ -374,23 +336,21 @@ int run_link(const LinkRunOptions& options) {
     }
     tsn_config = load_link_tsn_config(options.tsn_path);
   }
+  const auto load_ptp = [&options]() -> std::optional<LinkPtpConfig> {
+    if (options.ptp_path.empty()) return std::nullopt;
+    if (options.backend == LinkBackend::kKernel) {
+      throw std::runtime_error("--ptp: gPTP beside the SecY runs in the user back end only (--backend user)");
+    }
+    return load_link_ptp_config(options.ptp_path);
+  };
   if (!options.mka_path.empty()) {
     if (options.backend == LinkBackend::kKernel) {
       throw std::runtime_error("--mka: MKA drives the user-space SecY only (--backend user)");
     }
-    if (!options.ptp_path.empty()) {
-      throw std::runtime_error("--ptp: gPTP beside a SecY keyed by MKA is not supported yet (use --ptp with static SAKs)");
-    }
-    return run_mka_link(options, tsn_config);
+    return run_mka_link(options, tsn_config, load_ptp());
   }
   LinkConfig config = load_link_config(options.config_path);
-  std::optional<LinkPtpConfig> ptp_config;
-  if (!options.ptp_path.empty()) {
-    if (options.backend == LinkBackend::kKernel) {
-      throw std::runtime_error("--ptp: gPTP beside the SecY runs in the user back end only (--backend user)");
-    }
-    ptp_config = load_link_ptp_config(options.ptp_path);
-  }
+  const std::optional<LinkPtpConfig> ptp_config = load_ptp();
   if (options.backend == LinkBackend::kKernel) return run_kernel(options, std::move(config));
   return run_user(options, std::move(config), tsn_config, ptp_config);
 }

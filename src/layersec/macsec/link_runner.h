@@ -28,6 +28,7 @@
 #include <optional>
 #include <string>
 
+#include "layersec/macsec/link_ptp_config.h"
 #include "layersec/macsec/link_tsn_config.h"
 
 namespace layersec::macsec {
@@ -69,9 +70,13 @@ int run_link(const LinkRunOptions& options);
 
 // run_link with options.mka_path (link_mka_runner.cc): the SecY starts with
 // no SA and sends nothing until MKA installs a SAK; every MKA event is a
-// JSON line on stdout; SIGHUP is refused (keys come from MKA); the statistics
-// carry an "mka" object (link_mka.h mka_stats_json). Same exit statuses and
-// exceptions as run_link.
-int run_mka_link(const LinkRunOptions& options, const std::optional<LinkTsnConfig>& tsn_config);
+// JSON line on stdout; SIGHUP asks for a new SAK on the key server and is
+// refused elsewhere; the statistics carry an "mka" object (link_mka.h
+// mka_stats_json). With `ptp_config` a gPTP port runs beside the SecY as
+// with static SAKs (protected gPTP waits for the first SAK: dropped and
+// counted, "ptp" in the statistics). Same exit statuses and exceptions as
+// run_link.
+int run_mka_link(const LinkRunOptions& options, const std::optional<LinkTsnConfig>& tsn_config,
+                 const std::optional<LinkPtpConfig>& ptp_config);
 
 }  // namespace layersec::macsec

@@ -2,7 +2,6 @@
 #include "layersec/node/runner.h"
 
 #include <poll.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -185,9 +184,8 @@ class NodeRun {
       if (cfg_.tsn) {
         raw.tsn = first_hop_settings(*cfg_.tsn);
         raw.tsn_clock = &tai_;
-        // The shaper's wake-ups are its frames' start times: without this
-        // the kernel's default 50 us timer slack makes nearly every start late.
-        prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+        // The shaper's timer (tsn::LoopShaperTimer, built on this thread
+        // with the stage) sets this thread's timer slack to 1 ns.
       }
       spec.transport = std::move(raw);
       if (cfg_.macsec) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "layersec/crypto/kdf.h"
+#include "layersec/net/thread_timing.h"
 #include "layersec/sv/kdc.h"
 #include "layersec/sv/publisher.h"
 #include "layersec/sv/subscriber.h"
@@ -152,7 +153,7 @@ nlohmann::json bench_row(const Profile& p, const std::string& scheme, std::size_
 }
 
 nlohmann::json pacing_row(const Profile& p, double seconds) {
-  set_fine_timer_slack();
+  (void)net::set_fine_timer_slack();
   StreamConfig c;
   c.sv_id = "TESTMU0101";
   c.asdus_per_frame = p.asdus_per_frame;

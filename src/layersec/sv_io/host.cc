@@ -1,8 +1,6 @@
 #include "layersec/sv_io/host.h"
 
-#include <sched.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -11,6 +9,7 @@
 #include <stdexcept>
 
 #include "layersec/net/io.h"
+#include "layersec/net/thread_timing.h"
 
 namespace layersec::sv_io {
 namespace {
@@ -81,14 +80,10 @@ ThreadSchedStats thread_sched_stats() {
 std::string enter_realtime(int priority) {
   std::string why;
   if (mlockall(MCL_CURRENT | MCL_FUTURE) != 0) why = "mlockall: " + net::errno_text(errno);
-  sched_param sp{};
-  sp.sched_priority = priority;
-  if (sched_setscheduler(0, SCHED_FIFO, &sp) != 0) {
-    why += std::string(why.empty() ? "" : "; ") + "SCHED_FIFO: " + net::errno_text(errno);
+  if (const std::string fifo = net::set_thread_fifo(priority); !fifo.empty()) {
+    why += std::string(why.empty() ? "" : "; ") + fifo;
   }
   return why;
 }
-
-void set_fine_timer_slack() { prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL); }
 
 }  // namespace layersec::sv_io

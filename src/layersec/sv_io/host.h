@@ -55,7 +55,6 @@ struct ThreadSchedStats {
 // mlockall(MCL_CURRENT | MCL_FUTURE) and SCHED_FIFO at `priority`. Returns
 // "" when both took effect, else why not (the caller goes on without them).
 [[nodiscard]] std::string enter_realtime(int priority);
-// PR_SET_TIMERSLACK to 1 ns, so absolute sleeps wake on time.
-void set_fine_timer_slack();
+// (Timer slack and SCHED_FIFO alone: net/thread_timing.h.)
 
 }  // namespace layersec::sv_io

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "layersec/net/io.h"
+#include "layersec/net/thread_timing.h"
 #include "layersec/sv_io/host.h"
 #include "layersec/sv_io/latency_stats.h"
 #include "layersec/sv_io/samples.h"
@@ -83,7 +84,7 @@ void publish_on_interface(PublishRun run, std::ostream& out) {
   net::PacketSocket sock = open_packet_socket(run.iface, 0x88BA, false);
   PacketPort port(sock);
   c.eth.src = sock.interface_mac().bytes;
-  set_fine_timer_slack();
+  (void)net::set_fine_timer_slack();
   const std::string rt_failure = run.realtime ? enter_realtime(80) : std::string();
   if (!rt_failure.empty()) std::cerr << "warning: --realtime not in effect: " << rt_failure << "\n";
   install_stop_handlers();

@@ -16,8 +16,10 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
+#include "layersec/tsn/egress_port.h"
 #include "layersec/tsn/gate_control_list.h"
 
 namespace layersec::tsn {
@@ -53,5 +55,32 @@ struct LatencyBound {
 };
 
 [[nodiscard]] LatencyBound latency_bound(const GateControlList& gcl, int traffic_class, const BoundInputs& in);
+
+// What a port running `gcl` carries when it does exactly what the model says
+// (no late wake-ups, no CPU limits): the yardstick a measured throughput is
+// held against. A class's gate share is not it: with the guard band a
+// window carries only whole frames (a 400 us window at 100 Mbit/s holds three
+// 1,470-octet wire frames, 353 us, not 3.4), and headers, preamble and gap
+// take their part. Each stream offers frames of `frame_bytes` (without FCS,
+// as queued) to `traffic_class`, one every `period_ns` from `first_ns`, or,
+// with period_ns = 0, a queue that never runs dry (a saturating sender).
+struct OfferedStream {
+  int traffic_class = 0;
+  std::size_t frame_bytes = 0;
+  std::int64_t period_ns = 0;  // 0: saturating
+  std::int64_t first_ns = 0;
+};
+struct CarriedStream {
+  std::uint64_t offered = 0;  // frames offered (saturating: frames started)
+  std::uint64_t sent = 0;     // frames started within the run
+  std::uint64_t dropped = 0;  // refused at enqueue (queue full, MaxSDU, never fits)
+};
+// Runs an EgressPort on `port` and `gcl` (base time as given, installed at 0)
+// from 0 to `duration_ns` and counts, per stream (same order), the frames
+// it started. Throws std::invalid_argument when the list does not validate
+// for the port, or a stream has no frame or a bad class.
+[[nodiscard]] std::vector<CarriedStream> carried_load(const PortConfig& port, const GateControlList& gcl,
+                                                      std::span<const OfferedStream> streams,
+                                                      std::int64_t duration_ns);
 
 }  // namespace layersec::tsn

@@ -105,3 +105,77 @@ TEST(GateAnalysis, BoundHoldsForTheEgressPortAtEveryArrivalInstant) {
 
 }  // namespace
 }  // namespace layersec::tsn
+
+namespace layersec::tsn {
+namespace {
+
+// The bench's schedule: ST (class 1) 600 us, BE (class 0) 400 us, 100 Mbit/s.
+PortConfig bench_port(std::uint64_t bps) {
+  PortConfig pc;
+  pc.link_bps = bps;
+  pc.num_classes = 2;
+  pc.queue_limit_frames = 256;
+  return pc;
+}
+GateControlList st_600_be_400() {
+  GateControlList g;
+  g.entries = {{0x02, 600 * kUs}, {0x01, 400 * kUs}};
+  return g;
+}
+
+TEST(CarriedLoad, AWindowCarriesWholeFramesOnly) {
+  // 1,446 octets queued = 1,470 on the wire (FCS, preamble, gap): 117.6 us at
+  // 100 Mbit/s. Three end by 352.8 us of the 400 us window; a fourth would
+  // end at 470.4 us. Gate share 40 %, carried 3 x 117.6 / 1000 = 35.3 %.
+  const OfferedStream be{0, 1446, 0, 0};
+  auto r = carried_load(bench_port(100'000'000), st_600_be_400(), std::span(&be, 1), 100'000 * kUs);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].sent, 300u);  // 100 cycles x 3
+  EXPECT_EQ(r[0].dropped, 0u);
+  // 32 octets of MACsec after the shaper: 120.2 us, still three.
+  PortConfig m = bench_port(100'000'000);
+  m.expansion_bytes = 32;
+  EXPECT_EQ(carried_load(m, st_600_be_400(), std::span(&be, 1), 100'000 * kUs)[0].sent, 300u);
+  // At 1 Gbit/s: 11.76 us each, 34 end by 399.84 us; with MACsec 12.02 us, 33.
+  EXPECT_EQ(carried_load(bench_port(1'000'000'000), st_600_be_400(), std::span(&be, 1), 10'000 * kUs)[0].sent, 340u);
+  m.link_bps = 1'000'000'000;
+  EXPECT_EQ(carried_load(m, st_600_be_400(), std::span(&be, 1), 10'000 * kUs)[0].sent, 330u);
+}
+
+TEST(CarriedLoad, OpenGatesGiveBeWhatStLeavesAndStLosesNothing) {
+  GateControlList open;
+  open.entries = {{0x03, 1000 * kUs}};
+  // ST: 1,046 octets (1,070 on the wire, 85.6 us) every 200 us; BE saturating.
+  const std::vector<OfferedStream> s{{1, 1046, 200 * kUs, 0}, {0, 1446, 0, 0}};
+  auto r = carried_load(bench_port(100'000'000), open, s, 100'000 * kUs);
+  EXPECT_EQ(r[0].offered, 500u);
+  EXPECT_EQ(r[0].sent, 500u);
+  EXPECT_EQ(r[0].dropped, 0u);
+  // The wire is never idle: ST takes 500 x 85.6 us of 100 ms, BE the rest
+  // (57.2 ms / 117.6 us = 486.4 frames; the 487th started before the end).
+  EXPECT_EQ(r[1].sent, 487u);
+  // Shaped: ST loses nothing (the frames arriving in a BE window go at the
+  // next ST window's start; only the last cycle's two, at 99.6 and 99.8 ms,
+  // are still queued when the run ends) and BE keeps its three frames per
+  // cycle (its gate is closed to ST, and ST never holds its window).
+  auto shaped = carried_load(bench_port(100'000'000), st_600_be_400(), s, 100'000 * kUs);
+  EXPECT_EQ(shaped[0].offered, 500u);
+  EXPECT_EQ(shaped[0].sent, 498u);
+  EXPECT_EQ(shaped[0].dropped, 0u);
+  EXPECT_EQ(shaped[1].sent, 300u);
+}
+
+TEST(CarriedLoad, RefusesAStreamWithoutAFrameOrClassAndAnInvalidList) {
+  const OfferedStream none{0, 0, 0, 0};
+  EXPECT_THROW((void)carried_load(bench_port(100'000'000), st_600_be_400(), std::span(&none, 1), kUs),
+               std::invalid_argument);
+  const OfferedStream bad_class{2, 100, 0, 0};
+  EXPECT_THROW((void)carried_load(bench_port(100'000'000), st_600_be_400(), std::span(&bad_class, 1), kUs),
+               std::invalid_argument);
+  GateControlList empty;
+  const OfferedStream ok{0, 100, 0, 0};
+  EXPECT_THROW((void)carried_load(bench_port(100'000'000), empty, std::span(&ok, 1), kUs), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace layersec::tsn

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "layersec/net/thread_timing.h"
+
 namespace layersec::tsn {
 
 std::int64_t TaiClock::now_ns() const {
@@ -16,7 +18,11 @@ std::int64_t TaiClock::now_ns() const {
 // ------------------------------------------------------------ LoopShaperTimer
 
 LoopShaperTimer::LoopShaperTimer(net::EventLoop& loop, const Clock& clock, std::function<void()> on_fire)
-    : loop_(loop), clock_(clock), on_fire_(std::move(on_fire)) {}
+    : loop_(loop), clock_(clock), on_fire_(std::move(on_fire)) {
+  // The deadlines are frame start times: the default 50 us slack would make
+  // nearly every start late. The kernel does not refuse 1 ns.
+  (void)net::set_fine_timer_slack();
+}
 
 LoopShaperTimer::~LoopShaperTimer() { disarm(); }
 

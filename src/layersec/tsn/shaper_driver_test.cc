@@ -1,10 +1,13 @@
 #include "layersec/tsn/shaper_driver.h"
 
 #include <gtest/gtest.h>
+#include <sys/prctl.h>
 
+#include <thread>
 #include <vector>
 
 #include "layersec/base/time.h"
+#include "layersec/net/thread_timing.h"
 #include "layersec/tsn/shaper_test_support.h"
 
 namespace layersec::tsn {
@@ -285,6 +288,25 @@ TEST(LoopShaperTimer, FiresOnTheLoopAndCanBeRearmedFromItsCallback) {
   timer.disarm();
   loop.run_until(loop.now() + Duration::milliseconds(2));
   EXPECT_EQ(fired, 3);
+}
+
+// Every real-link shaper (macsec up --tsn, node with tsn, bench tsn) builds a
+// LoopShaperTimer on its loop's thread; that sets the thread's timer slack to
+// 1 ns. Run on a thread of its own, whose slack starts at the inherited value.
+TEST(LoopShaperTimer, SetsItsThreadsTimerSlackToOneNanosecond) {
+  long before = 0, after = 0;
+  std::thread t([&] {
+    (void)::prctl(PR_SET_TIMERSLACK, 50'000UL, 0UL, 0UL, 0UL);
+    before = net::timer_slack_ns();
+    MonoShaperClock clock;
+    MonotonicClock loop_clock;
+    net::EventLoop loop(loop_clock);
+    LoopShaperTimer timer(loop, clock, [] {});
+    after = net::timer_slack_ns();
+  });
+  t.join();
+  EXPECT_EQ(before, 50'000);
+  EXPECT_EQ(after, 1);
 }
 
 TEST(ShaperDriver, ClockSteppedRestartsTheModelAtTheNewTime) {
