@@ -20,11 +20,14 @@ struct Options {
   bench::MacsecLinkBenchOptions bench;
   bool no_tcp = false;
   bool no_udp = false;
+  std::string offload = "both";
 };
 
 void run(Options o) {
   o.bench.tcp = !o.no_tcp;
   if (o.no_udp) o.bench.udp_sizes.clear();
+  o.bench.with_offload = o.offload != "off";
+  o.bench.without_offload = o.offload != "on";
   const auto rep = bench::run_macsec_link_bench(o.bench);
   bench::write_macsec_link_bench_table(std::cout, rep);
   if (!o.json_path.empty()) benchrun::write_json(o.json_path, bench::macsec_link_bench_json(rep));
@@ -41,6 +44,10 @@ const CommandRegistration reg(58, [](CLI::App& root) {
       ->check(whole_in(16, 1440))
       ->expected(1, 8);
   cmd->add_flag("--no-udp", o->no_udp, "skip the UDP runs");
+  cmd->add_option("--offload", o->offload,
+                  "macsec rows with the TAP offloads (on), with `macsec up --no-offload` (off), or both rounds in "
+                  "this run (both, default)")
+      ->check(CLI::IsMember({"on", "off", "both"}));
   cmd->add_flag("--no-tcp", o->no_tcp, "skip the TCP runs");
   cmd->add_option("--iperf3", o->bench.iperf3, "the iperf3 program (default: iperf3 on PATH)");
   cmd->add_option("--program", o->bench.program, "the layersec binary to run the links (default: this one)");

@@ -58,6 +58,7 @@ struct UpOptions {
   std::string tsn;
   std::string ptp;
   std::string mka;
+  bool no_offload = false;
 };
 
 // Hands the options to macsec::run_link (link_runner.h), which does the work.
@@ -72,6 +73,7 @@ void run_up(const UpOptions& o) {
   ro.tsn_path = o.tsn;
   ro.ptp_path = o.ptp;
   ro.mka_path = o.mka;
+  ro.offload = !o.no_offload;
   if (o.config.empty() == o.mka.empty()) {
     throw std::invalid_argument("macsec up: give exactly one of --config (static SAKs) and --mka (MKA)");
   }
@@ -121,6 +123,9 @@ const CommandRegistration reg(45, [](CLI::App& root) {
                  "carries it inside this link's MACsec, false as plain 0x88F7; with --tsn the shaper runs on its "
                  "clock (user back end)")
       ->check(kRegularFile);
+  up->add_flag("--no-offload", o->no_offload,
+               "user back end: a TAP without IFF_VNET_HDR offloads (one read per frame sent, one write per frame "
+               "received) instead of 64 KiB TCP segments split and joined here");
   up->add_option("--backend", o->backend, "user (TAP + AF_PACKET, default) or kernel (Linux macsec driver)")
       ->check(CLI::IsMember({"user", "kernel"}));
   up->add_option("--stats-interval", o->stats_interval, "also print statistics every S seconds (0: off, else 0.1..86400)")

@@ -79,18 +79,10 @@ class Bench {
     for (std::size_t i : {0U, 1U}) {
       must(topo_.exec(i, {"ip", "addr", "flush", "dev", topo_.node(i).interface}), "ip addr flush");
     }
-    write_configs();
-    net::ChildProcess a = up(0), b = up(1);
-    wait_up(0, a);
-    wait_up(1, b);
-    address(0, "10.78.0.1", "10.78.0.2", topo_.node(1).mac);
-    address(1, "10.78.0.2", "10.78.0.1", topo_.node(0).mac);
-    runs("macsec", "10.78.0.2", {a.pid(), b.pid()}, rep.rows);
-    const int sa = a.terminate(), sb = b.terminate();
-    rep.links = {{"a", exit_report(work_.path() / "a.log")}, {"b", exit_report(work_.path() / "b.log")}};
-    if (sa != 0 || sb != 0) {
-      throw std::runtime_error("macsec up exited " + std::to_string(sa) + "/" + std::to_string(sb) + ":\n" +
-                               log_tail(work_.path() / (sa != 0 ? "a.log" : "b.log")));
+    rep.links = json::object();
+    for (const bool offload : {true, false}) {
+      if (!(offload ? o_.with_offload : o_.without_offload)) continue;
+      round(offload, rep);
     }
     for (auto& r : rep.rows) {
       if (r.path != "macsec") continue;
@@ -100,7 +92,9 @@ class Bench {
     }
     rep.notes.push_back("plain: iperf3 between the veth ends before the links start (no AF_PACKET socket on the "
                         "veth); macsec: the same runs between the MACsec TAPs (veth addresses removed, lower link "
-                        "isolated as `macsec up` does by default)");
+                        "isolated as `macsec up` does by default); offload true: the links' TAPs with IFF_VNET_HDR "
+                        "offloads (TCP segments up to 64 KiB split and joined in user space), false: `macsec up "
+                        "--no-offload` (one TAP read/write per frame); fresh keys and processes per round");
     rep.notes.push_back("cpu_pct: utime+stime of both `macsec up` processes over the run (/proc/PID/stat), percent "
                         "of one core; system_cpu_pct: every core's busy time (/proc/stat), iperf3 and other work "
                         "on the machine included");
@@ -113,14 +107,41 @@ class Bench {
   }
 
   void runs(const std::string& path, const std::string& server_ip, const std::vector<pid_t>& links,
-            std::vector<MacsecLinkBenchRow>& rows) {
-    if (o_.tcp) rows.push_back(one(path, server_ip, "tcp", kTcpWrite, links));
-    for (std::size_t size : o_.udp_sizes) rows.push_back(one(path, server_ip, "udp", size, links));
+            std::vector<MacsecLinkBenchRow>& rows, std::optional<bool> offload = std::nullopt) {
+    // iperf3 appends to its --logfile: every run gets a file of its own.
+    const std::string label = offload ? path + (*offload ? "_offload" : "_no_offload") : path;
+    if (o_.tcp) rows.push_back(one(path, label, server_ip, "tcp", kTcpWrite, links));
+    for (std::size_t size : o_.udp_sizes) rows.push_back(one(path, label, server_ip, "udp", size, links));
+    if (offload) {
+      for (std::size_t i = rows.size() - (o_.tcp ? 1 : 0) - o_.udp_sizes.size(); i < rows.size(); ++i) {
+        rows[i].offload = offload;
+      }
+    }
   }
 
-  MacsecLinkBenchRow one(const std::string& path, const std::string& server_ip, const std::string& proto,
-                         std::size_t bytes, const std::vector<pid_t>& links) {
-    const std::string tag = path + "_" + proto + "_" + std::to_string(bytes);
+  // One round of macsec rows: fresh keys and PN state, a `macsec up` per
+  // namespace (with or without --no-offload), the runs, both exit reports.
+  void round(bool offload, MacsecLinkBenchReport& rep) {
+    const std::string tag = offload ? "offload" : "no_offload";
+    write_configs(tag);
+    net::ChildProcess a = up(0, tag, offload), b = up(1, tag, offload);
+    wait_up(0, a, tag);
+    wait_up(1, b, tag);
+    address(0, "10.78.0.1", "10.78.0.2", topo_.node(1).mac);
+    address(1, "10.78.0.2", "10.78.0.1", topo_.node(0).mac);
+    runs("macsec", "10.78.0.2", {a.pid(), b.pid()}, rep.rows, offload);
+    const int sa = a.terminate(), sb = b.terminate();
+    rep.links[tag] = {{"a", exit_report(work_.path() / (tag + "_a.log"))},
+                      {"b", exit_report(work_.path() / (tag + "_b.log"))}};
+    if (sa != 0 || sb != 0) {
+      throw std::runtime_error("macsec up (" + tag + ") exited " + std::to_string(sa) + "/" + std::to_string(sb) +
+                               ":\n" + log_tail(work_.path() / (tag + (sa != 0 ? "_a.log" : "_b.log"))));
+    }
+  }
+
+  MacsecLinkBenchRow one(const std::string& path, const std::string& label, const std::string& server_ip,
+                         const std::string& proto, std::size_t bytes, const std::vector<pid_t>& links) {
+    const std::string tag = label + "_" + proto + "_" + std::to_string(bytes);
     const std::string result = (work_.path() / (tag + ".json")).string();
     auto server = topo_.spawn(1, {o_.iperf3, "-s", "-1", "-B", server_ip}, (work_.path() / "server.log").string());
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -172,8 +193,9 @@ class Bench {
 
   // Static GCM-AES-128 SAKs (random, 0600 key files), SCIs from the veth
   // MACs (the TAPs take them), new keys: fresh PN state files.
-  void write_configs() {
-    for (const char* name : {"a.key", "b.key"}) {
+  void write_configs(const std::string& tag) {
+    const std::string ak = tag + "_a.key", bk = tag + "_b.key";
+    for (const std::string& name : {ak, bk}) {
       SecretBytes key(16);
       if (!crypto::random_bytes(key.mutable_span()).ok()) throw std::runtime_error("bench macsec-link: no random SAK");
       std::string detail;
@@ -184,7 +206,8 @@ class Bench {
     const auto sci = [&](std::size_t i) {
       return macsec::sci_text(macsec::Sci::from_parts(topo_.node(i).mac.bytes.data(), 1));
     };
-    const auto config = [&](const char* tx, const char* rx, const std::string& peer, const char* pn) {
+    const auto config = [&](const std::string& tx, const std::string& rx, const std::string& peer,
+                            const std::string& pn) {
       return json{{"cipher_suite", "GCM-AES-128"},
                   {"pn_state_file", pn},
                   {"port", 1},
@@ -194,19 +217,20 @@ class Bench {
                   {"tx", {{"encoding_an", 0}, {"sas", {{{"an", 0}, {"pn", 1}, {"key_file", tx}}}}}},
                   {"rx", {{{"sci", peer}, {"sas", {{{"an", 0}, {"pn", 1}, {"key_file", rx}}}}}}}};
     };
-    write_text(work_.path() / "a.json", config("a.key", "b.key", sci(1), "a.pn-state").dump(2));
-    write_text(work_.path() / "b.json", config("b.key", "a.key", sci(0), "b.pn-state").dump(2));
+    write_text(work_.path() / (tag + "_a.json"), config(ak, bk, sci(1), tag + "_a.pn-state").dump(2));
+    write_text(work_.path() / (tag + "_b.json"), config(bk, ak, sci(0), tag + "_b.pn-state").dump(2));
   }
 
-  net::ChildProcess up(std::size_t i) {
-    const std::string cfg = (work_.path() / (i == 0 ? "a.json" : "b.json")).string();
-    return topo_.spawn(i,
-                       {program_path(o_.program), "macsec", "up", "--link", topo_.node(i).interface, "--name", kTap,
-                        "--config", cfg, "--new-key"},
-                       (work_.path() / (i == 0 ? "a.log" : "b.log")).string());
+  net::ChildProcess up(std::size_t i, const std::string& tag, bool offload) {
+    const std::string side = i == 0 ? "_a" : "_b";
+    std::vector<std::string> argv{program_path(o_.program), "macsec", "up", "--link", topo_.node(i).interface,
+                                  "--name", kTap, "--config", (work_.path() / (tag + side + ".json")).string(),
+                                  "--new-key"};
+    if (!offload) argv.push_back("--no-offload");
+    return topo_.spawn(i, argv, (work_.path() / (tag + side + ".log")).string());
   }
 
-  void wait_up(std::size_t i, net::ChildProcess& child) {
+  void wait_up(std::size_t i, net::ChildProcess& child, const std::string& tag) {
     for (int n = 0; n < 200; ++n) {
       std::string out;
       if (topo_.exec(i, {"ip", "-o", "link", "show", kTap}, &out) == 0 &&
@@ -215,7 +239,7 @@ class Bench {
       }
       if (!child.running()) {
         throw std::runtime_error("bench macsec-link: macsec up exited:\n" +
-                                 log_tail(work_.path() / (i == 0 ? "a.log" : "b.log")));
+                                 log_tail(work_.path() / (tag + (i == 0 ? "_a.log" : "_b.log"))));
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
@@ -266,6 +290,7 @@ json macsec_link_bench_json(const MacsecLinkBenchReport& r) {
   json rows = json::array();
   for (const auto& x : r.rows) {
     rows.push_back({{"path", x.path},
+                    {"offload", x.offload ? json(*x.offload) : json(nullptr)},
                     {"proto", x.proto},
                     {"bytes", x.bytes},
                     {"seconds", x.seconds},
@@ -283,12 +308,18 @@ json macsec_link_bench_json(const MacsecLinkBenchReport& r) {
   if (const auto* t = find_row(r, "macsec", "tcp", kTcpWrite)) {
     goals["tcp_gbit_s"] = t->gbit_s;
     goals["tcp_ratio"] = opt(t->ratio);
+    goals["offload"] = t->offload.value_or(false);
     goals["met"] = t->gbit_s >= kTcpGoalGbit && t->ratio && *t->ratio >= kRatioGoal;
   }
   return json{{"rows", std::move(rows)},
               {"goals", std::move(goals)},
               {"links", r.links},
-              {"options", {{"seconds", r.options.seconds}, {"tcp", r.options.tcp}, {"udp_sizes", r.options.udp_sizes}}},
+              {"options",
+               {{"seconds", r.options.seconds},
+                {"tcp", r.options.tcp},
+                {"udp_sizes", r.options.udp_sizes},
+                {"with_offload", r.options.with_offload},
+                {"without_offload", r.options.without_offload}}},
               {"method",
                "iperf3 (one stream, TCP and UDP -b 0) between two network namespaces joined by a veth pair: plain "
                "between the veth ends, then through a `layersec macsec up` process on each end (GCM-AES-128, "
@@ -305,23 +336,24 @@ void write_macsec_link_bench_table(std::ostream& out, const MacsecLinkBenchRepor
   const auto fo = [&](const std::optional<double>& v, int p) { return v ? f(*v, p) : std::string("-"); };
   out << "bench macsec-link: iperf3 through two `layersec macsec up` links vs the plain veth, same run ("
       << f(r.options.seconds, 0) << " s per run)\n";
-  // Two header lines over the columns below (widths 6 8 10 10 8 11 10 10 12 12 14).
-  out << "                    macsec     plain           links     links     links     machine     machine          UDP\n";
-  out << "proto     bytes    Gbit/s    Gbit/s   ratio      CPU %   usr/sys    %/Gbit      %/Gbit      %/Gbit    loss % m/p\n";
-  out << "                                                                              (macsec)     (plain)\n";
+  // Two header lines over the columns below (widths 6 8 9 10 10 8 11 10 10 12 12 14).
+  out << "                             macsec     plain           links     links     links     machine     machine          UDP\n";
+  out << "proto     bytes  offload    Gbit/s    Gbit/s   ratio      CPU %   usr/sys    %/Gbit      %/Gbit      %/Gbit    loss % m/p\n";
+  out << "                                                                                       (macsec)     (plain)\n";
   for (const auto& m : r.rows) {
     if (m.path != "macsec") continue;
     const auto* p = find_row(r, "plain", m.proto, m.bytes);
     const std::string split = fo(m.cpu_user_pct, 0) + "/" + fo(m.cpu_sys_pct, 0);
     const std::string loss = m.loss_pct ? fo(m.loss_pct, 1) + "/" + (p ? fo(p->loss_pct, 1) : "-") : "-";
-    out << std::left << std::setw(6) << m.proto << std::right << std::setw(8) << m.bytes << std::setw(10)
-        << f(m.gbit_s, 2) << std::setw(10) << (p ? f(p->gbit_s, 2) : "-") << std::setw(8) << fo(m.ratio, 2)
+    out << std::left << std::setw(6) << m.proto << std::right << std::setw(8) << m.bytes << std::setw(9)
+        << (m.offload ? (*m.offload ? "on" : "off") : "-") << std::setw(10) << f(m.gbit_s, 2) << std::setw(10) << (p ? f(p->gbit_s, 2) : "-") << std::setw(8) << fo(m.ratio, 2)
         << std::setw(11) << fo(m.cpu_pct, 0) << std::setw(10) << split << std::setw(10) << fo(m.cpu_pct_per_gbit, 1)
         << std::setw(12) << fo(m.system_cpu_pct_per_gbit, 1) << std::setw(12)
         << (p ? fo(p->system_cpu_pct_per_gbit, 1) : "-") << std::setw(14) << loss << "\n";
   }
   if (const auto* t = find_row(r, "macsec", "tcp", kTcpWrite)) {
-    out << "goal: TCP >= " << f(kTcpGoalGbit, 0) << " Gbit/s and >= " << f(kRatioGoal, 1) << "x the plain veth: "
+    out << "goal: TCP >= " << f(kTcpGoalGbit, 0) << " Gbit/s and >= " << f(kRatioGoal, 1) << "x the plain veth"
+        << (t->offload.value_or(false) ? " (offload on)" : " (offload off)") << ": "
         << f(t->gbit_s, 2) << " Gbit/s, " << fo(t->ratio, 2) << "x -> "
         << (t->gbit_s >= kTcpGoalGbit && t->ratio && *t->ratio >= kRatioGoal ? "met" : "NOT met") << "\n";
   }

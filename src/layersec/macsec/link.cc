@@ -9,6 +9,7 @@
 
 #include "layersec/macsec/link_config.h"
 #include "layersec/net/interface.h"
+#include "layersec/net/offload.h"
 #include "layersec/net/socket_filter.h"
 
 namespace layersec::macsec {
@@ -67,12 +68,28 @@ std::optional<ByteSpan> MacsecLink::validate(MutableByteSpan wire) {
   return r->frame;
 }
 
+namespace {
+
+nlohmann::json offload_refused_json(const LinkStats& s) {
+  nlohmann::json j = nlohmann::json::object();
+  for (std::size_t i = 0; i < s.tx_offload_refused.size(); ++i) {
+    j[net::counter_name(static_cast<net::OffloadError>(i))] = s.tx_offload_refused[i];
+  }
+  return j;
+}
+
+}  // namespace
+
 nlohmann::json to_json(const LinkStats& s) {
   return nlohmann::json{
       {"tx_frames", s.tx_frames},
       {"tx_sent", s.tx_sent},
       {"tx_protect_errors", s.tx_protect_errors},
       {"tx_send_errors", s.tx_send_errors},
+      {"tx_offload_errors", s.tx_offload_errors},
+      {"tx_offload_refused", offload_refused_json(s)},
+      {"tx_gso_reads", s.tx_gso_reads},
+      {"tx_gso_segments", s.tx_gso_segments},
       {"rx_frames", s.rx_frames},
       {"rx_not_for_us", s.rx_not_for_us},
       {"rx_not_macsec", s.rx_not_macsec},
@@ -81,6 +98,8 @@ nlohmann::json to_json(const LinkStats& s) {
       {"rx_unverified", s.rx_unverified},
       {"rx_delivered", s.rx_delivered},
       {"rx_deliver_errors", s.rx_deliver_errors},
+      {"rx_gro_writes", s.rx_gro_writes},
+      {"rx_gro_segments", s.rx_gro_segments},
       {"io_errors", s.io_errors},
   };
 }
@@ -172,7 +191,11 @@ TapLink::TapLink(MacsecLink& link, net::TapDevice tap, net::PacketSocket lower, 
       lower_(std::move(lower)),
       buf_(MacsecLink::kMaxFrame + kMacsecOverhead),
       rx_batch_(kBatch, frame_capacity),
-      tx_batch_(kBatch, frame_capacity) {}
+      tx_batch_(kBatch, frame_capacity),
+      segment_buf_(frame_capacity) {}
+
+TapLink::TapLink(TapLink&&) noexcept = default;
+TapLink::~TapLink() = default;
 
 TapLink TapLink::open(MacsecLink& link, const TapLinkOptions& options) {
   if (options.lower.empty() || options.name.empty()) throw std::runtime_error("lower and TAP names are required");
@@ -187,12 +210,17 @@ TapLink TapLink::open(MacsecLink& link, const TapLinkOptions& options) {
   int err = 0;
   auto sock = net::PacketSocket::open(options.lower, net::kEtherTypeAll, /*nonblocking=*/true, &err);
   if (!sock) fail_io("AF_PACKET socket on " + options.lower, err);
-  auto tap = net::TapDevice::open(options.name, /*nonblocking=*/true, &err);
+  auto tap = net::TapDevice::open(options.name, /*nonblocking=*/true, &err, /*vnet_header=*/options.offload);
   if (!tap) fail_io("TAP interface " + options.name, err);
 
   // A batch slot holds a lower-link frame: the MTU, the Ethernet header,
   // tags, and room to spare (a longer frame is counted, not delivered).
   TapLink t(link, std::move(*tap), std::move(*sock), static_cast<std::size_t>(*lower_mtu) + 64);
+  // Large TCP segments and partial checksums from the TAP, finished here
+  // (pump_tap): set while the TAP is still down. Best effort: without it
+  // the kernel segments and checksums as before.
+  t.tcp_offload_ = options.offload && t.tap_.enable_tcp_offload().ok();
+  if (t.tcp_offload_) t.gro_ = std::make_unique<net::TcpCoalescer>();
   t.lower_name_ = options.lower;
   t.control_ether_types_ = options.control_ether_types;
   t.lower_mtu_ = *lower_mtu;
@@ -306,35 +334,63 @@ void TapLink::detach(net::EventLoop& loop) {
 }
 
 std::size_t TapLink::pump_tap(std::size_t budget) {
+  // The frames finished from one offloaded TAP frame go the way of any TAP
+  // frame. The sink lives on the stack: a TapLink moves (open() returns it
+  // by value), so nothing may keep `this` beyond the call.
+  struct Sink final : net::FrameSink {
+    explicit Sink(TapLink& l) : link(l) {}
+    TapLink& link;
+    void frame(ByteSpan f) override { link.tx_plain(f); }
+  } sink(*this);
+  // Frames the TAP's MTU allows, plus two tags.
+  const std::size_t max_plain = std::min(static_cast<std::size_t>(mtu_) + 14 + 8, segment_buf_.size());
   std::size_t n = 0;
   while (n < budget) {
-    auto r = tap_.read(MutableByteSpan(buf_.data(), MacsecLink::kMaxFrame));
+    net::VnetHeader vnet;
+    auto r = tap_.read(MutableByteSpan(buf_.data(), buf_.size()), &vnet);
     if (!r) {
       if (r.error() != net::IoError::kWouldBlock) link_->count_io_error();
       break;
     }
     ++n;
-    if (!tsn_) {
-      auto secure = link_->protect_into(ByteSpan(buf_.data(), *r), tx_batch_.next_slot());
-      if (!secure) continue;
-      tx_batch_.commit(*secure);
-      if (tx_batch_.full()) flush_tx();
+    if (vnet.flags == 0 && vnet.gso_type == net::kVnetGsoNone) {
+      tx_plain(ByteSpan(buf_.data(), *r));
       continue;
     }
-    // TSN first hop: classify and tag, protect, then the shaper decides when.
-    tsn_buf_.assign(buf_.begin(), buf_.begin() + static_cast<std::ptrdiff_t>(*r));
-    const auto traffic_class = tsn_->egress(tsn_buf_);
-    if (!traffic_class) continue;
-    if (!shaper_) {
-      auto secure = link_->protect(ByteSpan(tsn_buf_.data(), tsn_buf_.size()));
-      if (secure) send_lower(*secure);
-    } else if (shaper_->submit(ByteSpan(tsn_buf_.data(), tsn_buf_.size()), *traffic_class) !=
-               tsn::EnqueueResult::kQueued) {
-      tsn_->count_shaper_refused();
+    // A TCP segment up to 64 KiB or a partial checksum: finished here into
+    // MTU-sized frames, each sent in order; a header or frame that does not
+    // add up is dropped whole and counted by reason.
+    auto done = net::complete_offload(vnet, MutableByteSpan(buf_.data(), *r),
+                                      MutableByteSpan(segment_buf_.data(), segment_buf_.size()), max_plain, sink);
+    if (!done) {
+      link_->count_offload_error(done.error());
+    } else if (*done > 1) {
+      link_->count_gso(*done);
     }
   }
   flush_tx();
   return n;
+}
+
+void TapLink::tx_plain(ByteSpan plain) {
+  if (!tsn_) {
+    auto secure = link_->protect_into(plain, tx_batch_.next_slot());
+    if (!secure) return;
+    tx_batch_.commit(*secure);
+    if (tx_batch_.full()) flush_tx();
+    return;
+  }
+  // TSN first hop: classify and tag, protect, then the shaper decides when.
+  tsn_buf_.assign(plain.begin(), plain.end());
+  const auto traffic_class = tsn_->egress(tsn_buf_);
+  if (!traffic_class) return;
+  if (!shaper_) {
+    auto secure = link_->protect(ByteSpan(tsn_buf_.data(), tsn_buf_.size()));
+    if (secure) send_lower(*secure);
+  } else if (shaper_->submit(ByteSpan(tsn_buf_.data(), tsn_buf_.size()), *traffic_class) !=
+             tsn::EnqueueResult::kQueued) {
+    tsn_->count_shaper_refused();
+  }
 }
 
 void TapLink::flush_tx() {
@@ -362,6 +418,7 @@ std::size_t TapLink::pump_lower(std::size_t budget) {
     }
     if (*r < rx_batch_.capacity()) break;  // drained
   }
+  flush_gro();  // nothing waits beyond the wake-up
   return n;
 }
 
@@ -389,9 +446,39 @@ void TapLink::handle_lower(MutableByteSpan frame, std::int64_t rx_ns) {
     auto delivered = tsn_->ingress(MutableByteSpan(buf + (plain->data() - buf), plain->size()));
     if (!delivered) return;
     plain = ByteSpan(delivered->data(), delivered->size());
+    auto written = tap_.write(*plain);
+    link_->count_deliver(written.ok());
+    return;
   }
-  auto written = tap_.write(*plain);
+  deliver(*plain);
+}
+
+void TapLink::deliver(ByteSpan plain) {
+  if (gro_) {
+    using Offer = net::TcpCoalescer::Offer;
+    Offer o = gro_->offer(plain);
+    if (o == Offer::kFlushFirst) {
+      flush_gro();
+      o = gro_->offer(plain);
+    }
+    if (o == Offer::kHeld) return;
+    flush_gro();  // in order: the joined segments before this frame
+  }
+  auto written = tap_.write(plain);
   link_->count_deliver(written.ok());
+}
+
+void TapLink::flush_gro() {
+  if (!gro_ || gro_->segments() == 0) return;
+  const net::TcpCoalescer::Frame f = gro_->take();
+  if (f.segments == 1) {
+    auto written = tap_.write(f.frame);
+    link_->count_deliver(written.ok());
+    return;
+  }
+  auto written = tap_.write(f.frame, f.header);
+  link_->count_deliver(f.segments, written.ok());
+  if (written.ok()) link_->count_gro(f.segments);
 }
 
 // ------------------------------------------------------------ simulated segment

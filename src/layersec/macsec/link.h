@@ -20,11 +20,14 @@
 //                     (hop-by-hop MACsec, net::PortProcessor).
 //
 // Frame path per direction (802.1AE-2018 10.5/10.6 are in the SecY):
-//   TAP read -> SecY::protect -> AF_PACKET send  (EtherType 0x88E5)
-//   AF_PACKET receive -> SecY::validate (in place) -> verified? -> TAP write
+//   TAP read -> [offload: split/checksum, net/offload.h] -> SecY::protect
+//            -> AF_PACKET send  (EtherType 0x88E5)
+//   AF_PACKET receive -> SecY::validate (in place) -> verified?
+//            -> [offload: join TCP segments] -> TAP write
 // Buffers are allocated once; nothing on the frame path allocates.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -45,6 +48,10 @@
 #include "layersec/net/sim.h"
 #include "layersec/net/tap.h"
 
+namespace layersec::net {
+class TcpCoalescer;  // net/offload.h
+}  // namespace layersec::net
+
 namespace layersec::macsec {
 
 // SecTAG with SCI (16) + ICV (16): what a secure frame adds to a plain one,
@@ -58,6 +65,10 @@ struct LinkStats {
   std::uint64_t tx_sent = 0;            // secure frames handed to the lower link
   std::uint64_t tx_protect_errors = 0;  // SecY::protect refused (no SA, PN exhausted, too long, ...)
   std::uint64_t tx_send_errors = 0;     // the lower link refused the secure frame
+  std::uint64_t tx_offload_errors = 0;  // a TAP frame whose offload could not be completed (net/offload.h): dropped
+  std::array<std::uint64_t, net::kOffloadErrorCount> tx_offload_refused{};  // the same per net::OffloadError
+  std::uint64_t tx_gso_reads = 0;       // TAP reads that carried a TCP segment split into several frames
+  std::uint64_t tx_gso_segments = 0;    // the frames those reads were split into (also in tx_frames)
   // lower link -> controlled port
   std::uint64_t rx_frames = 0;          // frames received on the lower link (for us)
   std::uint64_t rx_not_for_us = 0;      // unicast to another MAC (promiscuous lower link): ignored
@@ -67,6 +78,8 @@ struct LinkStats {
   std::uint64_t rx_unverified = 0;      // delivered by the SecY without a verified ICV: dropped here
   std::uint64_t rx_delivered = 0;       // verified plain frames handed to the controlled port
   std::uint64_t rx_deliver_errors = 0;  // the controlled port refused the frame
+  std::uint64_t rx_gro_writes = 0;      // TAP writes that carried several verified TCP segments joined
+  std::uint64_t rx_gro_segments = 0;    // the segments those writes carried (also in rx_delivered)
   std::uint64_t io_errors = 0;          // read/receive failures other than "nothing waiting"
 
   bool operator==(const LinkStats&) const = default;
@@ -104,9 +117,25 @@ class MacsecLink {
     stats_.tx_send_errors += failed;
   }
   void count_deliver(bool ok) { ok ? ++stats_.rx_delivered : ++stats_.rx_deliver_errors; }
+  // `frames` verified frames handed to the controlled port in one write.
+  void count_deliver(std::size_t frames, bool ok) {
+    (ok ? stats_.rx_delivered : stats_.rx_deliver_errors) += frames;
+  }
+  void count_gso(std::size_t segments) {
+    ++stats_.tx_gso_reads;
+    stats_.tx_gso_segments += segments;
+  }
+  void count_gro(std::size_t segments) {
+    ++stats_.rx_gro_writes;
+    stats_.rx_gro_segments += segments;
+  }
   void count_not_for_us() { ++stats_.rx_not_for_us; }
   void count_control() { ++stats_.rx_control; }
   void count_io_error() { ++stats_.io_errors; }
+  void count_offload_error(net::OffloadError e) {
+    ++stats_.tx_offload_errors;
+    ++stats_.tx_offload_refused.at(static_cast<std::size_t>(e));
+  }
 
   // {"secy": {802.1AE MIB counters}, "link": {link counters},
   //  "tx_sa": {"encoding_an", "next_pn", "exhausted", "new_sa_needed"},
@@ -161,6 +190,11 @@ struct TapLinkOptions {
   // socket on the lower interface (EAPOL-MKA 0x888E with `--mka`): counted
   // rx_control and not handed to the SecY (whose MIB would count them NoTag).
   std::vector<std::uint16_t> control_ether_types{};
+  // The TAP with IFF_VNET_HDR and TUNSETOFFLOAD (CSUM, TSO4, TSO6): the
+  // kernel hands over TCP segments up to 64 KiB, split here; verified TCP
+  // segments are joined again before the TAP (net/offload.h). false: a
+  // plain TAP, one read and one write per frame (`macsec up --no-offload`).
+  bool offload = true;
 };
 
 // A TAP interface protected by a SecY over an AF_PACKET socket on the lower
@@ -179,13 +213,22 @@ class TapLink {
   // first 22 octets do, enough to count it where it always was.
   // Throws std::runtime_error (start-up) with the failing step and errno text.
   static TapLink open(MacsecLink& link, const TapLinkOptions& options);
-  TapLink(TapLink&&) noexcept = default;
+  TapLink(TapLink&&) noexcept;
+  ~TapLink();
 
   [[nodiscard]] const std::string& name() const { return tap_.name(); }
   [[nodiscard]] const std::string& lower() const { return lower_name_; }
   [[nodiscard]] const net::MacAddress& mac() const { return mac_; }
   [[nodiscard]] int mtu() const { return mtu_; }
   [[nodiscard]] int lower_mtu() const { return lower_mtu_; }
+  // The TAP hands over TCP segments up to 64 KiB and partial checksums
+  // (IFF_VNET_HDR + TUNSETOFFLOAD, set by open() before the TAP is up); the
+  // link finishes them (net/offload.h) into MTU-sized frames, each then
+  // going the way of any TAP frame (the --tsn path, or protected with its
+  // own PN, in order, into the batch). Without --tsn, verified TCP segments
+  // from the lower link are joined (TcpCoalescer) and written as one GSO
+  // frame; the join never outlives one pump_lower call.
+  [[nodiscard]] bool tcp_offload() const { return tcp_offload_; }
 
   // TSN first hop (link_tsn.h, tsn/shaper_driver.h): frames from the TAP are
   // classified and tagged, protected, and queued in a time-aware shaper on
@@ -258,6 +301,16 @@ class TapLink {
   void flush_tx();
   // One frame from the lower link: not-for-us, hook, control, SecY, TSN, TAP.
   void handle_lower(MutableByteSpan frame, std::int64_t rx_realtime_ns);
+  // One finished plain frame from the TAP: TSN path, or protect into the batch.
+  void tx_plain(ByteSpan plain);
+  // One verified plain frame for the TAP: joined with the pending TCP
+  // segments, or written after them.
+  void deliver(ByteSpan plain);
+  // Writes the pending joined segments (if any) to the TAP.
+  void flush_gro();
+  std::vector<std::uint8_t> segment_buf_;
+  bool tcp_offload_ = false;
+  std::unique_ptr<net::TcpCoalescer> gro_;  // with tcp_offload_, without TSN
 };
 
 // Endpoint-side SecY on the simulated segment:

@@ -41,6 +41,7 @@ int run_mka_link(const LinkRunOptions& o, const std::optional<LinkTsnConfig>& ts
   to.name = o.name;
   to.mac = config.mac;
   to.control_ether_types = {mka::kEapolEtherType};
+  to.offload = o.offload;
   apply_tsn_layout(tsn_config, config.secy, to);
   const net::MacAddress mac = link_mac(config, o.lower);
   SecYConfig sc = config.secy;

@@ -201,6 +201,7 @@ int run_user(const LinkRunOptions& o, LinkConfig config, const std::optional<Lin
   to.lower = o.lower;
   to.name = o.name;
   to.mac = config.mac;
+  to.offload = o.offload;
   apply_tsn_layout(tsn_config, config.secy, to);
   const net::MacAddress mac = link_mac(config, o.lower);
   check_own_sci(config, resolve_sci(config, mac));
@@ -218,7 +219,8 @@ int run_user(const LinkRunOptions& o, LinkConfig config, const std::optional<Lin
   std::cerr << "macsec up: " << tap.name() << " on " << tap.lower() << " mtu " << tap.mtu() << " mac "
             << tap.mac().to_string() << " sci " << sci_text(sci) << " suite "
             << to_string(link.secy().config().suite) << " validate "
-            << to_string(link.secy().config().validate_frames) << " (SIGHUP re-reads " << o.config_path << ")\n";
+            << to_string(link.secy().config().validate_frames) << " offload " << (tap.tcp_offload() ? "on" : "off")
+            << " (SIGHUP re-reads " << o.config_path << ")\n";
   print_link_sas(std::cerr, config);
   link_time.describe(std::cerr);
   report_pn_resumption(std::cerr, link.secy(), config, o.new_key);

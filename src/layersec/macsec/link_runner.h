@@ -54,6 +54,10 @@ struct LinkRunOptions {
   // MKA (link_mka_config.h, link_mka.h; user back end only): no static SAK,
   // SAKs come from MKA over EAPOL on `lower`; config_path is not used.
   std::string mka_path;
+  // User back end: the TAP with segmentation/checksum offload and receive
+  // coalescing (link.h TapLinkOptions::offload); false: one TAP read and
+  // write per frame (`--no-offload`).
+  bool offload = true;
 };
 
 // Loads the configuration, brings the link up and runs it until SIGINT or

@@ -18,13 +18,18 @@ int hex_digit(char c) {
 
 // One's-complement partial sum of big-endian 16-bit words (RFC 1071 §4.1).
 std::uint32_t sum_words(ByteSpan data, std::uint32_t sum) {
+  // 32-bit words into a 64-bit accumulator (RFC 1071 2.(B): the sum is the
+  // same modulo 0xFFFF, since 2^16 = 1 there), then folded back to 32 bits;
+  // the MACsec link checksums every TCP segment it splits (offload.h).
+  std::uint64_t acc = sum;
+  const std::uint8_t* p = data.data();
+  const std::size_t n = data.size();
   std::size_t i = 0;
-  for (; i + 1 < data.size(); i += 2) {
-    sum += load_be16(data.data() + i);
-    if (sum > 0xFFFF0000u) sum = (sum & 0xFFFF) + (sum >> 16);
-  }
-  if (i < data.size()) sum += std::uint32_t{data[i]} << 8;
-  return sum;
+  for (; i + 8 <= n; i += 8) acc += std::uint64_t{load_be32(p + i)} + load_be32(p + i + 4);
+  for (; i + 1 < n; i += 2) acc += load_be16(p + i);
+  if (i < n) acc += std::uint32_t{p[i]} << 8;
+  while (acc >> 32) acc = (acc & 0xFFFFFFFFu) + (acc >> 32);
+  return static_cast<std::uint32_t>(acc);
 }
 
 std::uint16_t fold(std::uint32_t sum) {

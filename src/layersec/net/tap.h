@@ -11,6 +11,7 @@
 #include "layersec/base/bytes.h"
 #include "layersec/base/result.h"
 #include "layersec/net/io.h"
+#include "layersec/net/vnet_header.h"
 
 namespace layersec::net {
 
@@ -18,8 +19,13 @@ class TapDevice {
  public:
   // Creates a TAP interface in the calling thread's network namespace.
   // `name` may be empty (the kernel picks tapN) or a pattern such as "lsec%d".
+  // With `vnet_header` (IFF_VNET_HDR, header size set to the 10 octets of
+  // VnetHeader) every frame crosses with a virtio-net header (vnet_header.h):
+  // read() returns it beside the frame, write() sends an all-zero one or the
+  // one given; enable_tcp_offload() then lets the kernel hand over large TCP
+  // segments and partial checksums (net/offload.h completes them).
   static Result<TapDevice, IoError> open(const std::string& name = "", bool nonblocking = true,
-                                         int* error_number = nullptr);
+                                         int* error_number = nullptr, bool vnet_header = false);
   TapDevice(TapDevice&&) noexcept = default;
   TapDevice& operator=(TapDevice&&) noexcept = default;
 
@@ -33,14 +39,28 @@ class TapDevice {
   // report a frame that did not fit, so kBadArgument is returned for a
   // smaller buffer.
   Result<std::size_t, IoError> read(MutableByteSpan buffer);
-  // Hands one frame to the kernel as received on the interface.
+  // The same, and the frame's virtio-net header (all zero without
+  // IFF_VNET_HDR). With IFF_VNET_HDR, `buffer` must hold 64 KiB + 14.
+  Result<std::size_t, IoError> read(MutableByteSpan buffer, VnetHeader* vnet);
+  // TUNSETOFFLOAD with TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 (needs
+  // IFF_VNET_HDR): the kernel may now hand over TCP segments up to 64 KiB
+  // and frames whose checksum is left to the reader.
+  Status<IoError> enable_tcp_offload();
+  [[nodiscard]] bool vnet_header() const { return vnet_; }
+  // Hands one frame to the kernel as received on the interface (with
+  // IFF_VNET_HDR behind an all-zero header: a complete frame). Returns the
+  // frame octets written.
   Result<std::size_t, IoError> write(ByteSpan frame);
+  // The same behind `vnet` (e.g. a coalesced TCP frame with NEEDS_CSUM and a
+  // GSO type: offload.h TcpCoalescer); kBadArgument without IFF_VNET_HDR.
+  Result<std::size_t, IoError> write(ByteSpan frame, const VnetHeader& vnet);
 
  private:
   TapDevice() = default;
   UniqueFd fd_;
   std::string name_;
   int errno_ = 0;
+  bool vnet_ = false;
 };
 
 }  // namespace layersec::net
