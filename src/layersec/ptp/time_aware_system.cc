@@ -436,11 +436,15 @@ void TimeAwareSystem::on_timer(TimePoint now) {
       if (auto req = p.initiator.on_timer(now)) emit(i, *req, true);
     }
     if (p.role == PortRole::kSlave && now >= p.sync_deadline) {
-      // syncReceiptTimeout: the time source is gone.
+      // syncReceiptTimeout: the time source is gone. Holdover: the clock
+      // runs on at the servo's frequency estimate (its integrator), not at
+      // the last PI output, whose proportional term answered the last
+      // sample's noise; the servo's relock also measures against it.
       p.sync_deadline = TimePoint::max();
       p.pending.valid = false;
       p.followed.reset();
       status_.valid = false;
+      if (servo_.state() != ServoState::kUnlocked) clock_.set_frequency_ppb(-servo_.drift_ppb(), now.ns());
       servo_.reset();
     }
     const bool sends = p.role == PortRole::kMaster && as_capable(p);

@@ -13,7 +13,12 @@
 //      preciseOriginTimestamp + correction(Sync + Follow_Up)
 //        + meanLinkDelay · rateRatio_upstream                   (§11.2.14.2)
 //    with rateRatio = rateRatio_upstream · neighborRateRatio, and the PI
-//    servo disciplines the layersec clock (SyncedClock) toward it.
+//    servo disciplines the layersec clock (SyncedClock) toward it. After
+//    syncReceiptTimeout (no Sync for sync_receipt_timeout intervals) the
+//    port follows no source and is "uncalibrated"; the clock holds the
+//    servo's frequency estimate (without the proportional term) until Syncs
+//    return and the servo relocks (a phase step only beyond its
+//    step_threshold_ns).
 //  - Master port: a GM sends Sync every 2^logSyncInterval s and Follow_Up
 //    with the synced time of the Sync's TX timestamp; a relay forwards each
 //    Sync/Follow_Up from its slave port with correction += upstream link

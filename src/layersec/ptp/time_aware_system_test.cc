@@ -1,6 +1,8 @@
 // TimeAwareSystem on hand-fed messages: role checks, Signaling validation and
-// application, GM Sync/Follow_Up from TX timestamps.
+// application, GM Sync/Follow_Up from TX timestamps, a slave's holdover.
 #include "layersec/ptp/time_aware_system.h"
+
+#include <cmath>
 
 #include <gtest/gtest.h>
 
@@ -88,6 +90,65 @@ TEST(PtpTimeAwareSystem, ResponderAnswersPdelayReq) {
   ASSERT_EQ(gm.output().size(), 1U);
   EXPECT_EQ(gm.output()[0].message.header.type, MessageType::kPdelayRespFollowUp);
   EXPECT_EQ(to_ns(gm.output()[0].message.timestamp), 300);
+}
+
+
+// A GM whose clock runs 10 ppm fast against the slave's local time line, its
+// Sync/Follow_Up fed to a slave by hand (no path delay).
+struct HandFedGm {
+  static constexpr std::int64_t kT0 = 1'000'000'000;
+  static constexpr std::int64_t kGm0 = 1'000'000'000'000'000'000LL;
+  static constexpr std::int64_t kInterval = 125'000'000;
+  std::uint16_t seq = 0;
+  static std::int64_t gm_at(std::int64_t local) { return kGm0 + (local - kT0) + (local - kT0) / 100'000; }
+  // A Sync received at `local`; its Follow_Up's origin `error_ns` off the GM's time.
+  void feed(TimeAwareSystem& slave, std::int64_t local, std::int64_t error_ns = 0) {
+    Message sync;
+    sync.header = make_header(MessageType::kSync, kPeer, ++seq, -3, 1);
+    slave.receive(0, sync, TimePoint::from_ns(local));
+    Message fu;
+    fu.header = make_header(MessageType::kFollowUp, kPeer, seq, -3, 1);
+    fu.timestamp = from_ns(gm_at(local) + error_ns);
+    slave.receive(0, fu, TimePoint::from_ns(local));
+    slave.clear_output();
+  }
+};
+
+TEST(PtpTimeAwareSystem, HoldoverKeepsTheServosFrequencyEstimateNotItsLastOutput) {
+  SystemConfig c;
+  c.profile = Profile::kAutomotive;
+  c.role = Role::kSlave;
+  c.clock_identity = 0x0200000000000003ULL;
+  c.initial_offset_ns = HandFedGm::kGm0 - HandFedGm::kT0 + 30'000;  // 30 us off: one step
+  TimeAwareSystem slave(c);
+  HandFedGm gm;
+  std::int64_t t = HandFedGm::kT0;
+  for (int i = 0; i < 400; ++i, t += HandFedGm::kInterval) gm.feed(slave, t);
+  ASSERT_STREQ(slave.state(), "slave");
+  EXPECT_NEAR(slave.clock().frequency_ppb(), 10'000, 50);
+  // One noisy sample (+4 us): the PI output answers it with its
+  // proportional term (kp 1.31 at 8 Syncs/s: about -5.2 ppm).
+  const std::int64_t last = t;
+  gm.feed(slave, last, -4'000);
+  EXPECT_GT(std::fabs(slave.clock().frequency_ppb() - 10'000), 3'000);
+  // Then no Sync for 3 intervals (the GM was killed): syncReceiptTimeout.
+  slave.on_timer(TimePoint::from_ns(last + 3 * HandFedGm::kInterval));
+  EXPECT_STREQ(slave.state(), "uncalibrated");
+  // Holdover runs at the integrator's estimate (off only by ki's share of
+  // the noisy sample, 0.13 * 4 us), not at the last output.
+  EXPECT_NEAR(slave.clock().frequency_ppb(), 10'000, 1'000);
+  // The GM is back 2 s later: the slave's first offset is what holdover
+  // lost: about 2.2 us in the 375 ms before the timeout plus 1 us after it
+  // (at the last output it would be 5.7 ppm for 2.375 s: 13.6 us).
+  gm.feed(slave, last + 2'375'000'000);
+  ASSERT_TRUE(slave.status().valid);
+  EXPECT_LT(std::fabs(slave.status().offset_ns), 5'000);
+  // It relocks without a step and follows again.
+  t = last + 2'375'000'000;
+  for (int i = 0; i < 80; ++i) gm.feed(slave, t += HandFedGm::kInterval);
+  EXPECT_STREQ(slave.state(), "slave");
+  EXPECT_LT(std::fabs(slave.status().offset_ns), 100);
+  EXPECT_NEAR(slave.clock().frequency_ppb(), 10'000, 50);
 }
 
 }  // namespace
