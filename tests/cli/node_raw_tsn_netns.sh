@@ -163,7 +163,11 @@ run_case() {  # tag macsec(0|1)
     for _ in $(seq 100); do [[ -s "$work/$tag.pcap" ]] && break; sleep 0.05; done
   fi
   # --first-start: the MACsec keys are new (their PN state files are created).
-  ip netns exec "$nsb" "$LS" node --config "$work/sub.json" --json --duration 2.5 --seed 2 --first-start \
+  # The subscriber runs until the publisher is done (SIGTERM, 0.3 s after it
+  # exits; --duration is only a bound): with a fixed duration a slow start of
+  # the publisher (an ASan build on a loaded machine) left its last frames to
+  # a subscriber that had already stopped.
+  ip netns exec "$nsb" "$LS" node --config "$work/sub.json" --json --duration 60 --seed 2 --first-start \
     >"$work/sub_$tag.out" 2>"$work/sub_$tag.err" &
   local sp=$!
   pids+=("$sp")
@@ -172,6 +176,8 @@ run_case() {  # tag macsec(0|1)
   ip netns exec "$nsa" "$LS" node --config "$work/pub.json" --json --duration 1.8 --seed 1 --first-start \
     >"$work/pub_$tag.out" 2>"$work/pub_$tag.err" || st=$?
   [[ $st == 0 ]] || fail "$tag: publisher exited with $st"
+  sleep 0.3
+  kill -TERM "$sp" 2>/dev/null || true
   st=0
   wait "$sp" || st=$?
   [[ $st == 0 ]] || fail "$tag: subscriber exited with $st"
