@@ -58,6 +58,11 @@ struct LinkRunOptions {
   // coalescing (link.h TapLinkOptions::offload); false: one TAP read and
   // write per frame (`--no-offload`).
   bool offload = true;
+  // User back end: > 0 locks the process's memory and runs the link's thread
+  // in SCHED_FIFO at this priority (1..99, `--realtime`), so that a frame
+  // waiting in the TAP or the shaper is served as soon as the thread wakes
+  // instead of after other runnable work. Refused with the kernel back end.
+  int realtime_priority = 0;
 };
 
 // Loads the configuration, brings the link up and runs it until SIGINT or

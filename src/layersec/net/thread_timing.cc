@@ -1,6 +1,7 @@
 #include "layersec/net/thread_timing.h"
 
 #include <sched.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 
 #include <cerrno>
@@ -23,6 +24,15 @@ std::string set_thread_fifo(int priority) {
   sp.sched_priority = priority;
   if (::sched_setscheduler(0, SCHED_FIFO, &sp) != 0) return "SCHED_FIFO: " + errno_text(errno);
   return "";
+}
+
+std::string enter_realtime(int priority) {
+  std::string why;
+  if (::mlockall(MCL_CURRENT | MCL_FUTURE) != 0) why = "mlockall: " + errno_text(errno);
+  if (std::string fifo = set_thread_fifo(priority); !fifo.empty()) {
+    why += std::string(why.empty() ? "" : "; ") + fifo;
+  }
+  return why;
 }
 
 namespace {

@@ -22,6 +22,10 @@ bool set_fine_timer_slack();
 // CAP_SYS_NICE), so it runs as soon as it wakes instead of waiting behind
 // other runnable threads. Returns "" when it took effect, else why not.
 [[nodiscard]] std::string set_thread_fifo(int priority);
+// mlockall(MCL_CURRENT | MCL_FUTURE) (no page fault on the packet path) and
+// set_thread_fifo(priority). Returns "" when both took effect, else why not;
+// callers warn and go on without them.
+[[nodiscard]] std::string enter_realtime(int priority);
 
 // The kernel's real-time throttle: SCHED_FIFO/RR threads may run `runtime_us`
 // of every `period_us` on a CPU (kernel.sched_rt_runtime_us and

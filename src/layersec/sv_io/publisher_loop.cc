@@ -85,7 +85,7 @@ void publish_on_interface(PublishRun run, std::ostream& out) {
   PacketPort port(sock);
   c.eth.src = sock.interface_mac().bytes;
   (void)net::set_fine_timer_slack();
-  const std::string rt_failure = run.realtime ? enter_realtime(80) : std::string();
+  const std::string rt_failure = run.realtime ? net::enter_realtime(80) : std::string();
   if (!rt_failure.empty()) std::cerr << "warning: --realtime not in effect: " << rt_failure << "\n";
   const auto throttle = net::rt_throttle();
   if (run.realtime && rt_failure.empty() && throttle && !throttle->unlimited() &&
