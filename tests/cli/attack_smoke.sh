@@ -15,7 +15,7 @@ trap 'rm -rf "$out"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 st=0
-timeout 300 "$bin" attack --attempts 1000 --json "$out/attack.json" >"$out/stdout" 2>"$out/stderr" || st=$?
+timeout 540 "$bin" attack --attempts 1000 --json "$out/attack.json" >"$out/stdout" 2>"$out/stderr" || st=$?
 if [[ $st -ne 0 ]]; then
   grep -E "^FAILED|rows, " "$out/stdout" || tail -n 20 "$out/stdout"
   cat "$out/stderr"
