@@ -59,6 +59,7 @@ struct UpOptions {
   std::string ptp;
   std::string mka;
   bool no_offload = false;
+  bool rx_ring = false;
 };
 
 // Hands the options to macsec::run_link (link_runner.h), which does the work.
@@ -74,6 +75,7 @@ void run_up(const UpOptions& o) {
   ro.ptp_path = o.ptp;
   ro.mka_path = o.mka;
   ro.offload = !o.no_offload;
+  ro.rx_ring = o.rx_ring;
   if (o.config.empty() == o.mka.empty()) {
     throw std::invalid_argument("macsec up: give exactly one of --config (static SAKs) and --mka (MKA)");
   }
@@ -126,6 +128,9 @@ const CommandRegistration reg(45, [](CLI::App& root) {
   up->add_flag("--no-offload", o->no_offload,
                "user back end: a TAP without IFF_VNET_HDR offloads (one read per frame sent, one write per frame "
                "received) instead of 64 KiB TCP segments split and joined here");
+  up->add_flag("--rx-ring", o->rx_ring,
+               "user back end: receive on the lower interface through a PACKET_MMAP receive ring instead of "
+               "recvmmsg batches (recvmmsg where the kernel refuses the ring)");
   up->add_option("--backend", o->backend, "user (TAP + AF_PACKET, default) or kernel (Linux macsec driver)")
       ->check(CLI::IsMember({"user", "kernel"}));
   up->add_option("--stats-interval", o->stats_interval, "also print statistics every S seconds (0: off, else 0.1..86400)")

@@ -58,6 +58,9 @@ struct LinkRunOptions {
   // coalescing (link.h TapLinkOptions::offload); false: one TAP read and
   // write per frame (`--no-offload`).
   bool offload = true;
+  // User back end: the lower socket's receive ring (link.h
+  // TapLinkOptions::rx_ring, `--rx-ring`); false: recvmmsg batches.
+  bool rx_ring = false;
 };
 
 // Loads the configuration, brings the link up and runs it until SIGINT or
