@@ -102,7 +102,11 @@ if [[ ! -f "$build/build.ninja" ]]; then
 fi
 build_targets=()
 for t in "${names[@]}"; do build_targets+=("${t}_fuzz"); done
-nice -n 5 cmake --build "$build" -j "$jobs" --target "${build_targets[@]}" ||
+# CCACHE_RECACHE: whatever ninja recompiles is compiled for real, never taken
+# from a compiler cache (a stale cached object once made a campaign run a
+# target without a fix its source had: docs/fuzz.md, 2026-12-06). Up-to-date
+# objects are not recompiled, so this costs only the compiles that happen.
+CCACHE_RECACHE=1 nice -n 5 cmake --build "$build" -j "$jobs" --target "${build_targets[@]}" ||
   { echo "fuzz_campaign: build failed" >&2; exit 2; }
 
 [[ -n "$out" ]] || out="$here/build/fuzz-campaign/$(date -u +%Y%m%dT%H%M%SZ)"

@@ -26,6 +26,7 @@ struct Options {
   double seconds = 3;
   double st_load = 0.7;
   std::string realtime = "off";
+  std::string st_source = "gen";
 };
 
 std::vector<bool> flags(const std::string& v) {
@@ -43,6 +44,7 @@ void run(const Options& o) {
   bo.seconds = o.seconds;
   bo.st_load = o.st_load;
   bo.realtime = flags(o.realtime);
+  bo.st_source = o.st_source;
   const auto rep = bench::run_tsn_bench(bo);
   bench::write_tsn_bench_table(std::cout, rep);
   if (!o.json_path.empty()) benchrun::write_json(o.json_path, bench::tsn_bench_json(rep));
@@ -67,6 +69,9 @@ const CommandRegistration reg(58, [](CLI::App& root) {
   cmd->add_option("--realtime", o->realtime,
                   "on | off | both (default off): the links', the probe's and the ST iperf3's threads in SCHED_FIFO")
       ->check(CLI::IsMember({"on", "off", "both"}));
+  cmd->add_option("--st-source", o->st_source,
+                  "ST stream: gen (our time-triggered generator, every frame a latency sample; default) | iperf3")
+      ->check(CLI::IsMember({"gen", "iperf3"}));
   cmd->callback([o] { run(*o); });
 });
 

@@ -60,6 +60,7 @@ struct UpOptions {
   std::string mka;
   bool no_offload = false;
   bool rx_ring = false;
+  bool realtime = false;
 };
 
 // Hands the options to macsec::run_link (link_runner.h), which does the work.
@@ -76,6 +77,7 @@ void run_up(const UpOptions& o) {
   ro.mka_path = o.mka;
   ro.offload = !o.no_offload;
   ro.rx_ring = o.rx_ring;
+  ro.realtime_priority = o.realtime ? 60 : 0;
   if (o.config.empty() == o.mka.empty()) {
     throw std::invalid_argument("macsec up: give exactly one of --config (static SAKs) and --mka (MKA)");
   }
@@ -131,6 +133,9 @@ const CommandRegistration reg(45, [](CLI::App& root) {
   up->add_flag("--rx-ring", o->rx_ring,
                "user back end: receive on the lower interface through a PACKET_MMAP receive ring instead of "
                "recvmmsg batches (recvmmsg where the kernel refuses the ring)");
+  up->add_flag("--realtime", o->realtime,
+               "user back end: lock memory and run the link in SCHED_FIFO priority 60 (root or CAP_SYS_NICE; warns "
+               "and goes on without when refused), so a frame in the TAP or the shaper waits for no other work");
   up->add_option("--backend", o->backend, "user (TAP + AF_PACKET, default) or kernel (Linux macsec driver)")
       ->check(CLI::IsMember({"user", "kernel"}));
   up->add_option("--stats-interval", o->stats_interval, "also print statistics every S seconds (0: off, else 0.1..86400)")

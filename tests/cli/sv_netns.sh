@@ -103,6 +103,8 @@ check_pub_report() {
     and ([.jitter_us.lateness, .jitter_us.send_done]
          | all(.samples == ($f.frames_sent + $f.send_errors) and .p50 <= .p99 and .p99 <= .p999 and .p999 <= .max))
     and (.sched | has("runqueue_wait_ms") and has("cpu_ms") and has("involuntary_switches"))
+    and (.sched.rt_period_us | type == "number" and . >= 1)
+    and (.sched.rt_runtime_us | type == "number" and . >= -1 and . <= $f.sched.rt_period_us)
   ' --argjson f "$(cat "$f")" "$f" >/dev/null || fail "$1: inconsistent publisher report: $(cat "$f")"
 }
 

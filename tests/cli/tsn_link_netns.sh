@@ -86,6 +86,12 @@ fi
 grep -q "/streams/0/set_pcp" "$work/bad.out" || fail "TSN error does not name the field: $(cat "$work/bad.out")"
 ip -n "$nsa" link show "$ma" >/dev/null 2>&1 && fail "the TAP exists after a refused start"
 echo "ok: bad TSN file refused: $(grep -m1 set_pcp "$work/bad.out")"
+# --realtime schedules our own thread: refused, naming it, with the kernel back end.
+if ip netns exec "$nsa" "$layersec" macsec up --link "$va" --name "$ma" --config "$work/a.json" --new-key \
+  --backend kernel --realtime >"$work/rtk.out" 2>&1; then
+  fail "--realtime was accepted with the kernel back end"
+fi
+grep -q -- "--realtime: the kernel back end" "$work/rtk.out" || fail "kernel --realtime refusal: $(cat "$work/rtk.out")"
 
 udp_echo() {  # port count -> replies (A -> B -> A)
   ip netns exec "$nsb" "$py" "$lib/udp_echo.py" serve 10.81.0.2 "$1" 4 &
@@ -101,7 +107,12 @@ run_layout() {  # layout in_icv tag
   write_tsn "$work/tsn_b.json" "$layout" "$in_icv" 10.81.0.1 02:00:00:7a:00:01
   local new=--new-key
   [[ -f "$work/a.pn-state" ]] && new=""
-  start_link "$nsa" "$va" "$ma" "$work/a.json" "a_$tag" $new --tsn "$work/tsn_a.json"; local pa=$last_pid
+  # A's link runs in SCHED_FIFO (--realtime): the shaper's thread is served as soon as it wakes.
+  start_link "$nsa" "$va" "$ma" "$work/a.json" "a_$tag" $new --tsn "$work/tsn_a.json" --realtime; local pa=$last_pid
+  # (the TAP is up before the line is printed: wait for it, slow under ASan)
+  for _ in $(seq 200); do grep -q "realtime:" "$work/a_$tag.err" && break; sleep 0.05; done
+  grep -q "realtime: SCHED_FIFO priority 60, memory locked" "$work/a_$tag.err" ||
+    fail "$tag: A did not enter SCHED_FIFO: $(cat "$work/a_$tag.err")"
   start_link "$nsb" "$vb" "$mb" "$work/b.json" "b_$tag" $new --tsn "$work/tsn_b.json"; local pb=$last_pid
   ip -n "$nsa" addr add 10.81.0.1/24 dev "$ma"
   ip -n "$nsb" addr add 10.81.0.2/24 dev "$mb"

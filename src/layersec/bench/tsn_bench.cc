@@ -18,12 +18,14 @@
 #include "layersec/base/bytes.h"
 #include "layersec/bench/bench_env.h"
 #include "layersec/bench/tsn_bench_link.h"
+#include "layersec/bench/tsn_st_gen.h"
 #include "layersec/harness/stats.h"
 #include "layersec/macsec/link_tsn_config.h"
 #include "layersec/net/io.h"
 #include "layersec/net/netns.h"
 #include "layersec/net/thread_timing.h"
 #include "layersec/tsn/gate_analysis.h"
+#include "layersec/tsn/st_stream.h"
 
 namespace layersec::bench {
 namespace {
@@ -123,7 +125,9 @@ void probe_receive(Probe& p) {
   }
 }
 
-void open_probe(Probe& p, const net::NetnsTopology& topo) {
+// The probe's sockets (the ST generator's too, on the ST port): tx in A,
+// rx in B bound to `port`.
+void open_probe(Probe& p, const net::NetnsTopology& topo, std::uint16_t port) {
   {
     net::NetnsScope scope(topo.node(0).netns);
     p.tx.reset(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
@@ -135,7 +139,7 @@ void open_probe(Probe& p, const net::NetnsTopology& topo) {
   if (!p.tx.valid() || !p.rx.valid()) throw std::runtime_error("probe sockets: " + net::errno_text(errno));
   sockaddr_in a{};
   a.sin_family = AF_INET;
-  a.sin_port = htons(kProbePort);
+  a.sin_port = htons(port);
   ::inet_pton(AF_INET, kIpB, &a.sin_addr);
   if (::bind(p.rx.get(), reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
     throw std::runtime_error("probe bind " + std::string(kIpB) + ": " + net::errno_text(errno));
@@ -158,6 +162,9 @@ struct RunSpec {
 // Link threads above the probe's: the probe only measures.
 constexpr int kLinkPriority = 50;
 constexpr int kProbePriority = 40;
+// The ST generator above the links: a release it misses becomes a burst of
+// its own class at the port.
+constexpr int kGenPriority = 60;
 constexpr int kStAppPriority = 30;  // the ST iperf3 client and server
 
 // Ethernet header + C-tag in front of an IPv4 packet, as the shaper queues it.
@@ -165,9 +172,10 @@ constexpr std::size_t kL2 = 14 + 4;
 
 // iperf3 payload Mbit/s that the port model carries per class in this run
 // (tsn::carried_load over 200 cycles): ST at its offered rate plus the
-// probe, BE saturating (UDP: 1400-byte datagrams; TCP: full-MTU segments
-// with timestamps, 52 octets of IPv4 + TCP headers).
-std::pair<double, double> ideal_rates(const RunSpec& r, const macsec::LinkTsnConfig& cfg, double st_offered_mbit) {
+// probe (iperf3 runs only), BE saturating (UDP: 1400-byte datagrams; TCP:
+// full-MTU segments with timestamps, 52 octets of IPv4 + TCP headers).
+std::pair<double, double> ideal_rates(const RunSpec& r, const macsec::LinkTsnConfig& cfg, double st_offered_mbit,
+                                      bool probe) {
   tsn::PortConfig pc;
   pc.link_bps = cfg.port_bps;
   pc.num_classes = cfg.schedule.num_tc;
@@ -177,15 +185,29 @@ std::pair<double, double> ideal_rates(const RunSpec& r, const macsec::LinkTsnCon
   const std::size_t be_payload = r.be == "udp" ? kBeDatagram : tap_mtu - 52;
   const std::size_t be_frame = r.be == "udp" ? kBeDatagram + 28 + kL2 : tap_mtu + kL2;
   const auto st_period = static_cast<std::int64_t>(std::llround(kStDatagram * 8 * 1e3 / st_offered_mbit));
-  const tsn::OfferedStream streams[] = {{1, kStDatagram + 28 + kL2, st_period, 0},
-                                        {1, kProbePayload + 28 + kL2, kProbePeriodNs, 0},
-                                        {0, be_frame, 0, 0}};
+  std::vector<tsn::OfferedStream> streams{{1, kStDatagram + 28 + kL2, st_period, 0}, {0, be_frame, 0, 0}};
+  if (probe) streams.push_back({1, kProbePayload + 28 + kL2, kProbePeriodNs, 0});
   constexpr std::int64_t kDuration = 200'000'000;  // 200 cycles of 1 ms
   const auto c = tsn::carried_load(pc, cfg.schedule.gcl, streams, kDuration);
   const auto mbit = [&](std::uint64_t frames, std::size_t payload) {
     return static_cast<double>(frames * payload) * 8 * 1e3 / static_cast<double>(kDuration);
   };
-  return {mbit(c[0].sent, kStDatagram), mbit(c[2].sent, be_payload)};
+  return {mbit(c[0].sent, kStDatagram), mbit(c[1].sent, be_payload)};
+}
+
+// The generator's frame for the release plan: 1000-byte datagrams, their
+// Ethernet frame with the C-tag as the shaper queues it, offered bits per
+// cycle at the ST offered rate.
+tsn::StPlanInputs st_plan_inputs(const RunSpec& r, const macsec::LinkTsnConfig& cfg, double st_offered_mbit) {
+  tsn::StPlanInputs in;
+  in.traffic_class = 1;
+  in.payload_bytes = kStDatagram;
+  in.frame_bytes = kStDatagram + 28 + kL2;
+  in.expansion_bytes = r.macsec ? 32 : 0;
+  in.link_bps = cfg.port_bps;
+  in.offered_bits_per_cycle = static_cast<std::uint64_t>(
+      std::llround(st_offered_mbit * 1e6 * static_cast<double>(tsn::cycle_time_of(cfg.schedule.gcl)) / 1e9));
+  return in;
 }
 
 void must(int status, const std::string& what) {
@@ -242,18 +264,32 @@ std::vector<TsnBenchRow> run_one(const TsnBenchOptions& o, const RunSpec& r, con
     argv.insert(argv.begin(), st_prefix.begin(), st_prefix.end());
     return argv;
   };
-  auto srv_st = topo.spawn(1, with_prefix({o.iperf3, "-s", "-1", "-B", kIpB, "-p", std::to_string(kStPort)}),
-                           work + "/srv_st.log");
+  const bool gen = o.st_source == "gen";
+  const auto cfg = sa.tsn;
+  const double st_offered = o.st_load * kStShare * static_cast<double>(r.port);
+  std::optional<tsn::StPlan> plan;
+  if (gen) {
+    std::string why;
+    plan = tsn::plan_st_releases(cfg.schedule.gcl, st_plan_inputs(r, cfg, st_offered), nullptr, &why);
+    if (!plan) throw std::runtime_error("ST generator: " + why);
+  }
+  std::optional<net::ChildProcess> srv_st;
+  if (!gen) {
+    srv_st = topo.spawn(1, with_prefix({o.iperf3, "-s", "-1", "-B", kIpB, "-p", std::to_string(kStPort)}),
+                        work + "/srv_st.log");
+  }
   auto srv_be = topo.spawn(1, {o.iperf3, "-s", "-1", "-B", kIpB, "-p", std::to_string(kBePort)}, work + "/srv_be.log");
   std::this_thread::sleep_for(std::chrono::milliseconds(400));
 
   Probe probe;
   probe.realtime_priority = r.realtime ? kProbePriority : 0;
-  open_probe(probe, topo);
+  open_probe(probe, topo, gen ? kStPort : kProbePort);
   probe.record_from_ns = mono_ns() + 300'000'000;
-  std::thread prx([&] { probe_receive(probe); });
-  std::thread ptx([&] { probe_send(probe); });
-  const double st_offered = o.st_load * kStShare * static_cast<double>(r.port);
+  std::thread prx, ptx;
+  if (!gen) {
+    prx = std::thread([&] { probe_receive(probe); });
+    ptx = std::thread([&] { probe_send(probe); });
+  }
   std::vector<std::string> st_argv{o.iperf3, "-c", kIpB, "-p", std::to_string(kStPort), "-u", "-b", mbit_arg(st_offered),
                                    "-l", std::to_string(kStDatagram), "-t", secs, "--pacing-timer", "100", "-J",
                                    "--logfile", st_log};
@@ -267,35 +303,49 @@ std::vector<TsnBenchRow> run_one(const TsnBenchOptions& o, const RunSpec& r, con
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   auto be_client = topo.spawn(0, be_argv, work + "/be_client.log");
-  auto st_client = topo.spawn(0, with_prefix(st_argv), work + "/st_client.log");
-  const int st_status = st_client.wait();
+  int st_status = 0;
+  StGenResult g;
+  if (gen) {
+    StGenSpec gs;
+    gs.plan = *plan;
+    gs.payload_bytes = kStDatagram;
+    gs.run_id = static_cast<std::uint32_t>(mono_ns() ^ (mono_ns() >> 32)) | 1u;
+    gs.seconds = o.seconds;
+    gs.realtime_priority = r.realtime ? kGenPriority : 0;
+    gs.dst_ip = kIpB;
+    gs.dst_port = kStPort;
+    g = run_st_generator(probe.tx, probe.rx, gs);
+  } else {
+    auto st_client = topo.spawn(0, with_prefix(st_argv), work + "/st_client.log");
+    st_status = st_client.wait();
+  }
   const int be_status = be_client.wait();
   probe.stop = true;
-  ptx.join();
+  if (ptx.joinable()) ptx.join();
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  prx.join();
-  srv_st.terminate();
+  if (prx.joinable()) prx.join();
+  if (srv_st) srv_st->terminate();
   srv_be.terminate();
   la->stop();
   lb->stop();
   if (st_status != 0) throw std::runtime_error("iperf3 ST client exited " + std::to_string(st_status) + " (" + st_log + ")");
   if (be_status != 0) throw std::runtime_error("iperf3 BE client exited " + std::to_string(be_status) + " (" + be_log + ")");
 
-  const IperfResult st = read_iperf(st_log, true);
+  const IperfResult st = gen ? IperfResult{} : read_iperf(st_log, true);
   const IperfResult be = read_iperf(be_log, r.be == "udp");
-  const auto cfg = sa.tsn;
   tsn::BoundInputs in;
-  in.frame_bytes = kProbePayload + 8 + 20 + 14 + 4 + (r.macsec ? 32 : 0);
+  in.frame_bytes = (gen ? kStDatagram : kProbePayload) + 8 + 20 + kL2;
+  in.expansion_bytes = r.macsec ? 32 : 0;
   in.link_bps = cfg.port_bps;
-  in.other_max_frame_bytes = 1500 + 14 + 4 + (r.macsec ? 32 : 0);
+  in.other_max_frame_bytes = 1500 + kL2;
   const tsn::LatencyBound bound = tsn::latency_bound(cfg.schedule.gcl, 1, in);
-  const harness::Summary lat = harness::summarize(probe.latency_us);
+  const harness::Summary lat = harness::summarize(gen ? g.latency_us : probe.latency_us);
   const nlohmann::json sender_stats = la->stats();
   const nlohmann::json receiver_stats = lb->stats();
 
   const std::string base = "port" + std::to_string(r.port) + (r.macsec ? "/macsec" : "/plain") +
                            (r.shaper ? "/shaper" : "/no-shaper") + "/be-" + r.be + (r.realtime ? "/rt" : "");
-  const auto [st_ideal, be_ideal] = ideal_rates(r, cfg, st_offered);
+  const auto [st_ideal, be_ideal] = ideal_rates(r, cfg, st_offered, !gen);
   // A refused SCHED_FIFO is a fact of the run, not a failure of it.
   std::string rt_refused;
   for (const std::string& e : {sender_stats.value("realtime", std::string()),
@@ -323,7 +373,67 @@ std::vector<TsnBenchRow> run_one(const TsnBenchOptions& o, const RunSpec& r, con
     st_row.latency_p99_us = lat.p99;
     st_row.latency_max_us = lat.max;
   }
-  if (bound.feasible) st_row.bound_us = static_cast<double>(bound.total_ns) / 1e3;
+  st_row.st_source = o.st_source;
+  // The processing term, measured in this run: the ST frames' pass-through
+  // p99 of each leg they cross (tsn/pass_through.h).
+  using Leg = tsn::PassThroughTimes::Leg;
+  const auto leg_p99 = [](const tsn::PassThroughTimes& t, Leg leg) -> std::optional<double> {
+    if (t.us(leg).empty()) return std::nullopt;
+    return harness::summarize(t.us(leg)).p99;
+  };
+  const auto in_p99 = leg_p99(la->times(), Leg::kEgressIn);
+  const auto out_p99 = leg_p99(la->times(), Leg::kEgressOut);
+  const auto rx_p99 = leg_p99(lb->times(), Leg::kIngress);
+  if (in_p99 && out_p99 && rx_p99) st_row.processing_p99_us = *in_p99 + *out_p99 + *rx_p99;
+  if (bound.feasible) {
+    double network = static_cast<double>(bound.total_ns) / 1e3;
+    if (gen) {
+      st_row.own_class_ahead = plan->planned_max_ahead;
+      network += static_cast<double>(plan->planned_max_ahead * plan->wire_ns) / 1e3;
+    }
+    st_row.bound_network_us = network;
+    if (st_row.processing_p99_us) st_row.bound_us = network + *st_row.processing_p99_us;
+  }
+  if (gen) {
+    st_row.throughput_mbit_s = g.throughput_mbit_s;
+    st_row.jitter_ms = g.jitter_ms;
+    st_row.loss_pct = g.sent > 0 ? static_cast<double>(g.lost) * 100.0 / static_cast<double>(g.sent) : 0.0;
+    StGenCounts gc;
+    gc.sent = g.sent;
+    gc.received = g.rx.received;
+    gc.lost = g.lost;
+    gc.duplicates = g.rx.duplicates;
+    gc.reordered = g.rx.reordered;
+    gc.refused = g.refused_total;
+    gc.send_errors = g.send_errors;
+    gc.latency_samples = g.latency_us.size();
+    gc.planned_max_ahead = plan->planned_max_ahead;
+    gc.spacing_us = static_cast<double>(plan->spacing_ns) / 1e3;
+    gc.wire_us = static_cast<double>(plan->wire_ns) / 1e3;
+    gc.tail_slack_us = static_cast<double>(plan->tail_slack_ns) / 1e3;
+    if (!g.release_late_us.empty()) {
+      const harness::Summary late = harness::summarize(g.release_late_us);
+      gc.release_late_p99_us = late.p99;
+      gc.release_late_max_us = late.max;
+    }
+    std::vector<double> on_time;
+    const double slot_us = gc.spacing_us;
+    for (std::size_t i = 0; i < g.latency_us.size(); ++i) {
+      const std::uint64_t seq = g.sample_seqs[i];
+      if (seq < g.release_late_us.size() && g.release_late_us[seq] < slot_us) on_time.push_back(g.latency_us[i]);
+    }
+    gc.on_time_received = on_time.size();
+    if (!on_time.empty()) gc.on_time_latency_p99_us = harness::summarize(on_time).p99;
+    gc.refused_by_reason = nlohmann::json::object();
+    for (int i = 0; i < tsn::kStRefusalCount; ++i) {
+      gc.refused_by_reason[tsn::to_string(static_cast<tsn::StRefusal>(i))] = g.rx.refused[i];
+    }
+    st_row.gen = gc;
+    for (const std::string& e : {g.realtime_error[0], g.realtime_error[1]}) {
+      if (!e.empty()) rt_refused = e;
+    }
+    st_row.realtime = r.realtime && rt_refused.empty();
+  }
   st_row.probe_sent = probe.sent;
   st_row.probe_received = probe.received;
   st_row.link_stats = {{"sender", sender_stats}, {"receiver", receiver_stats}};
@@ -354,6 +464,9 @@ TsnBenchReport run_tsn_bench(const TsnBenchOptions& o) {
   if (net::run_command({o.iperf3, "--version"}) != 0) throw std::runtime_error("bench tsn needs iperf3 (" + o.iperf3 + ")");
   if (!(o.seconds >= 1 && o.seconds <= 600)) throw std::runtime_error("--seconds must be in 1..600");
   if (!(o.st_load > 0 && o.st_load <= 1)) throw std::runtime_error("--st-load must be in (0, 1]");
+  if (o.st_source != "gen" && o.st_source != "iperf3") {
+    throw std::runtime_error("--st-source must be gen or iperf3, not '" + o.st_source + "'");
+  }
   if (std::find(o.realtime.begin(), o.realtime.end(), true) != o.realtime.end() &&
       net::run_command({"chrt", "-f", std::to_string(kStAppPriority), "true"}) != 0) {
     throw std::runtime_error("--realtime needs chrt and SCHED_FIFO (CAP_SYS_NICE): `chrt -f " +
@@ -402,9 +515,21 @@ TsnBenchReport run_tsn_bench(const TsnBenchOptions& o) {
                       "with the guard band, headers, preamble and gap); the share is the gate's fraction of the port");
   rep.notes.push_back("every shaper thread runs with 1 ns timer slack; /rt rows: both links' threads, the probe's and "
                       "the ST iperf3 client and server in SCHED_FIFO (BE iperf3 at normal priority)");
-  rep.notes.push_back("bound_us: tsn::latency_bound of the probe's frame through the ST gate (one blocking frame of "
-                      "another class, no processing time); the probe shares its class queue with the ST iperf3 stream "
-                      "and crosses two user-space links, neither of which the bound counts");
+  rep.notes.push_back(
+      "bound_us = bound_network_us + processing_p99_us. bound_network_us: tsn::latency_bound of the ST frame "
+      "(worst gate wait over any arrival instant, one blocking frame of another class where gates overlap, "
+      "serialisation) plus own-class frames ahead x their wire time (gen: computed from the release plan; iperf3: "
+      "its bursts are unbounded, not counted). processing_p99_us: measured in the same run, the sum of the p99s of "
+      "the ST frames' legs through both links (sender TAP -> shaper, model start -> send returned; receiver lower "
+      "-> TAP); the kernel's UDP/TAP paths and the listener's wake-up are in neither term");
+  if (o.st_source == "gen") {
+    rep.notes.push_back(
+        "ST from our generator (st_source gen): 1000-byte UDP datagrams released on CLOCK_TAI phase-locked to the "
+        "ST window (tsn::plan_st_releases), every frame a latency sample; throughput = received payload over the "
+        "run's cycles, jitter RFC 3550 as iperf3 computes it, loss by sequence number");
+  } else {
+    rep.notes.push_back("ST from iperf3 UDP (st_source iperf3); latency from the 200-byte probe sharing its class");
+  }
   return rep;
 }
 

@@ -63,6 +63,7 @@ class MacsecBenchLink final : public BenchLink {
       tap_ = std::make_unique<macsec::TapLink>(macsec::TapLink::open(*link_, o));
     }
     tap_->enable_tsn(s.tsn, clock_);
+    tap_->time_tsn_class(s.timed_class);
     thread_ = std::thread([this, prio = s.realtime_priority] {
       if (prio > 0) realtime_error_ = net::set_thread_fifo(prio);
       MonotonicClock mono;
@@ -78,8 +79,12 @@ class MacsecBenchLink final : public BenchLink {
     if (thread_.joinable()) thread_.join();
   }
   [[nodiscard]] nlohmann::json stats() const override {
-    return nlohmann::json{{"macsec", link_->stats_json()}, {"tsn", tap_->tsn_json()}, {"realtime", realtime_error_}};
+    return nlohmann::json{{"macsec", link_->stats_json()},
+                          {"tsn", tap_->tsn_json()},
+                          {"pass_through", pass_through_json(times())},
+                          {"realtime", realtime_error_}};
   }
+  [[nodiscard]] const tsn::PassThroughTimes& times() const override { return *tap_->tsn_times(); }
 
  private:
   std::string realtime_error_;
@@ -95,7 +100,7 @@ class MacsecBenchLink final : public BenchLink {
 class PlainBenchLink final : public BenchLink {
  public:
   explicit PlainBenchLink(const BenchLinkSpec& s)
-      : path_(s.tsn), mac_(s.tap_mac), buf_(kBuf) {
+      : path_(s.tsn), mac_(s.tap_mac), buf_(kBuf), times_(s.timed_class) {
     int err = 0;
     net::NetnsScope scope(s.netns);
     auto lower_mtu = net::interface_mtu(s.lower);
@@ -131,8 +136,9 @@ class PlainBenchLink final : public BenchLink {
                  {"tap_pumps_full", full_pumps_},
                  {"max_queued_per_class", {max_queued_[0], max_queued_[1]}},
                  {"st_ahead_of_probe", ahead_summary()}};
-    return nlohmann::json{{"tsn", std::move(j)}, {"realtime", realtime_error_}};
+    return nlohmann::json{{"tsn", std::move(j)}, {"pass_through", pass_through_json(times_)}, {"realtime", realtime_error_}};
   }
+  [[nodiscard]] const tsn::PassThroughTimes& times() const override { return times_; }
 
  private:
   void run() {
@@ -143,10 +149,12 @@ class PlainBenchLink final : public BenchLink {
     opt.late_tolerance_ns = path_.config().late_tolerance_ns;
     shaper_ = std::make_unique<tsn::ShaperDriver>(
         tsn::EgressPort(path_.port_config(), path_.gate_schedule(clock_.now_ns())), clock_, timer,
-        [this](ByteSpan f, int) {
+        [this](ByteSpan f, int traffic_class) {
           const std::int64_t t0 = clock_.now_ns();
           const bool ok = lower_->send(f).ok();
-          const std::int64_t took = clock_.now_ns() - t0;
+          const std::int64_t done = clock_.now_ns();
+          times_.record(tsn::PassThroughTimes::Leg::kEgressOut, traffic_class, done - shaper_->handing_start_ns());
+          const std::int64_t took = done - t0;
           max_send_ns_ = std::max(max_send_ns_, took);
           if (took > 200'000) ++slow_sends_;
           ok ? ++tx_sent_ : ++tx_errors_;
@@ -170,9 +178,11 @@ class PlainBenchLink final : public BenchLink {
     for (; i < 64; ++i) {
       auto r = tap_->read(MutableByteSpan(buf_.data(), buf_.size() - 8));
       if (!r) break;
+      const std::int64_t t_read = clock_.now_ns();
       frame_.assign(buf_.begin(), buf_.begin() + static_cast<std::ptrdiff_t>(*r));
       auto c = path_.egress(frame_);
       if (!c) continue;
+      times_.record(tsn::PassThroughTimes::Leg::kEgressIn, *c, clock_.now_ns() - t_read);
       // The probe's frame (200-byte UDP payload, tagged): how many ST frames
       // were queued in front of it.
       if (*c == 1 && frame_.size() == kProbeFrame) st_ahead_.push_back(static_cast<double>(shaper_->port().queued(1)));
@@ -188,12 +198,15 @@ class PlainBenchLink final : public BenchLink {
     for (int i = 0; i < 64; ++i) {
       auto r = lower_->receive(MutableByteSpan(buf_.data(), buf_.size()));
       if (!r) break;
+      const std::int64_t t_rx = clock_.now_ns();
       const std::size_t len = *r;
       // Only frames for the TAP's MAC or group addresses (a NIC's filter).
       if (len < 14 || ((buf_[0] & 1) == 0 && std::memcmp(buf_.data(), mac_.bytes.data(), 6) != 0)) continue;
+      const int tc = path_.class_of_tagged(ByteSpan(buf_.data(), len));
       auto d = path_.ingress(MutableByteSpan(buf_.data(), len));
       if (!d) continue;
       if (tap_->write(ByteSpan(d->data(), d->size())).ok()) ++rx_delivered_;
+      times_.record(tsn::PassThroughTimes::Leg::kIngress, tc, clock_.now_ns() - t_rx);
     }
   }
 
@@ -209,6 +222,7 @@ class PlainBenchLink final : public BenchLink {
   std::uint64_t slow_sends_ = 0, full_pumps_ = 0;
   std::size_t max_queued_[2] = {0, 0};
   std::vector<double> st_ahead_;
+  tsn::PassThroughTimes times_;
   [[nodiscard]] nlohmann::json ahead_summary() const {
     if (st_ahead_.empty()) return nullptr;
     const harness::Summary a = harness::summarize(st_ahead_);
@@ -220,6 +234,24 @@ class PlainBenchLink final : public BenchLink {
 };
 
 }  // namespace
+
+nlohmann::json pass_through_json(const tsn::PassThroughTimes& t) {
+  using Leg = tsn::PassThroughTimes::Leg;
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [name, leg] : {std::pair{"egress_in", Leg::kEgressIn}, std::pair{"egress_out", Leg::kEgressOut},
+                                  std::pair{"ingress", Leg::kIngress}}) {
+    const auto& v = t.us(leg);
+    if (v.empty()) {
+      j[name] = nullptr;
+      continue;
+    }
+    const harness::Summary a = harness::summarize(v);
+    j[name] = {{"count", a.count}, {"p50", a.p50}, {"p99", a.p99}, {"max", a.max}};
+  }
+  j["traffic_class"] = t.traffic_class();
+  j["dropped_samples"] = t.dropped();
+  return j;
+}
 
 std::unique_ptr<BenchLink> BenchLink::start(const BenchLinkSpec& spec) {
   if (spec.macsec) return std::make_unique<MacsecBenchLink>(spec);

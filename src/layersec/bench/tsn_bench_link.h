@@ -20,6 +20,7 @@
 #include "layersec/macsec/link_tsn_config.h"
 #include "layersec/macsec/secy.h"
 #include "layersec/net/frame.h"
+#include "layersec/tsn/pass_through.h"
 
 namespace layersec::bench {
 
@@ -34,6 +35,7 @@ struct BenchLinkSpec {
   std::vector<std::uint8_t> tx_key, rx_key;  // MACsec: 16-octet SAKs (GCM-AES-128)
   macsec::LinkTsnConfig tsn;
   int realtime_priority = 0;      // > 0: the link's thread runs SCHED_FIFO at it
+  int timed_class = 1;            // the class whose pass-through the link times (tsn/pass_through.h)
 };
 
 class BenchLink {
@@ -47,6 +49,11 @@ class BenchLink {
   // {"macsec": SecY and link counters (MACsec only), "tsn": {path, shaper},
   //  "realtime": "" (SCHED_FIFO in effect, or not asked for) or why not}.
   [[nodiscard]] virtual nlohmann::json stats() const = 0;
+  // Per-frame pass-through times of spec.timed_class (after stop()).
+  [[nodiscard]] virtual const tsn::PassThroughTimes& times() const = 0;
 };
+
+// {"egress_in"|"egress_out"|"ingress": {"count", "p50", "p99", "max"} (us) or null}.
+[[nodiscard]] nlohmann::json pass_through_json(const tsn::PassThroughTimes& t);
 
 }  // namespace layersec::bench

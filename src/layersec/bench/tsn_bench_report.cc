@@ -47,15 +47,32 @@ std::vector<Goal> goals(const TsnBenchReport& rep) {
   for (const auto& r : rep.rows) {
     auto& p = pairs[{r.port_mbit_s, r.shaper, r.be_transport, r.cls, r.realtime}];
     (r.macsec ? p.second : p.first) = &r;
-    char b[160];
+    char b[256];
     if (r.cls == "ST" && r.shaper) {
-      const bool loss0 = r.loss_pct && *r.loss_pct == 0 && r.probe_sent > 0 && r.probe_received == r.probe_sent;
-      std::snprintf(b, sizeof b, "iperf3 loss %s %%, probe %llu/%llu received", fmt(r.loss_pct, "%.3f").c_str(),
-                    static_cast<unsigned long long>(r.probe_received), static_cast<unsigned long long>(r.probe_sent));
+      bool loss0 = false;
+      if (r.gen) {
+        loss0 = r.gen->sent > 0 && r.gen->lost == 0;
+        std::snprintf(b, sizeof b, "generator: %llu of %llu ST frames received, %llu lost",
+                      static_cast<unsigned long long>(r.gen->received), static_cast<unsigned long long>(r.gen->sent),
+                      static_cast<unsigned long long>(r.gen->lost));
+      } else {
+        loss0 = r.loss_pct && *r.loss_pct == 0 && r.probe_sent > 0 && r.probe_received == r.probe_sent;
+        std::snprintf(b, sizeof b, "iperf3 loss %s %%, probe %llu/%llu received", fmt(r.loss_pct, "%.3f").c_str(),
+                      static_cast<unsigned long long>(r.probe_received), static_cast<unsigned long long>(r.probe_sent));
+      }
       g.push_back({"ST loss 0 while BE saturates the port", r.name, loss0, b});
       const bool within = r.latency_p99_us && r.bound_us && *r.latency_p99_us <= *r.bound_us;
-      std::snprintf(b, sizeof b, "p99 %s us, bound %s us", fmt(r.latency_p99_us).c_str(), fmt(r.bound_us).c_str());
-      g.push_back({"ST p99 within the analytic bound", r.name, within, b});
+      std::snprintf(b, sizeof b, "p99 %s us, bound %s us (network %s + processing p99 %s)",
+                    fmt(r.latency_p99_us).c_str(), fmt(r.bound_us).c_str(), fmt(r.bound_network_us).c_str(),
+                    fmt(r.processing_p99_us).c_str());
+      std::string detail = b;
+      if (r.gen) {
+        std::snprintf(b, sizeof b, "; frames the talker sent in their slot: %llu, p99 %s us",
+                      static_cast<unsigned long long>(r.gen->on_time_received),
+                      fmt(r.gen->on_time_latency_p99_us).c_str());
+        detail += b;
+      }
+      g.push_back({"ST p99 within the analytic bound", r.name, within, detail});
     }
     if (r.shaper) {
       // ST is offered below its share: compare it with what it was offered;
@@ -107,8 +124,33 @@ nlohmann::json tsn_bench_json(const TsnBenchReport& rep) {
                      {"ideal_mbit_s", r.ideal_mbit_s},
                      {"realtime", r.realtime}};
     if (r.cls == "ST") {
-      j["probe_sent"] = r.probe_sent;
-      j["probe_received"] = r.probe_received;
+      j["st_source"] = r.st_source;
+      j["bound_network_us"] = opt(r.bound_network_us);
+      j["processing_p99_us"] = opt(r.processing_p99_us);
+      j["own_class_ahead"] = r.own_class_ahead ? nlohmann::json(*r.own_class_ahead) : nlohmann::json(nullptr);
+      if (r.gen) {
+        const StGenCounts& g = *r.gen;
+        j["generator"] = {{"sent", g.sent},
+                          {"received", g.received},
+                          {"lost", g.lost},
+                          {"duplicates", g.duplicates},
+                          {"reordered", g.reordered},
+                          {"refused", g.refused},
+                          {"refused_by_reason", g.refused_by_reason},
+                          {"send_errors", g.send_errors},
+                          {"latency_samples", g.latency_samples},
+                          {"planned_max_ahead", g.planned_max_ahead},
+                          {"spacing_us", g.spacing_us},
+                          {"wire_us", g.wire_us},
+                          {"tail_slack_us", g.tail_slack_us},
+                          {"release_late_p99_us", opt(g.release_late_p99_us)},
+                          {"release_late_max_us", opt(g.release_late_max_us)},
+                          {"on_time_received", g.on_time_received},
+                          {"on_time_latency_p99_us", opt(g.on_time_latency_p99_us)}};
+      } else {
+        j["probe_sent"] = r.probe_sent;
+        j["probe_received"] = r.probe_received;
+      }
       j["links"] = r.link_stats;
     }
     rows.push_back(std::move(j));
@@ -121,23 +163,27 @@ nlohmann::json tsn_bench_json(const TsnBenchReport& rep) {
                         {"method",
                          "two network namespaces, one veth pair, our TAP links (bench/tsn_bench_link.h) with the TSN "
                          "first hop and the time-aware shaper on CLOCK_TAI; cycle 1 ms: ST (PCP 5, class 1) 600 us, "
-                         "BE (class 0) 400 us; ST iperf3 UDP 1000-byte datagrams, BE iperf3 UDP 1400-byte datagrams "
-                         "at the port rate or TCP; one-way latency from a 200-byte UDP probe in the ST class every "
-                         "997 us on CLOCK_MONOTONIC"},
+                         "BE (class 0) 400 us; BE iperf3 UDP 1400-byte datagrams "
+                         "at the port rate or TCP; ST from our time-triggered generator (1000-byte UDP datagrams "
+                         "released phase-locked to the ST window, each with a sequence number and CLOCK_MONOTONIC "
+                         "send time: every frame a latency sample) or, with --st-source iperf3, iperf3 UDP "
+                         "1000-byte datagrams with a 200-byte UDP latency probe every 997 us"},
                         {"notes", rep.notes}};
 }
 
 void write_tsn_bench_table(std::ostream& out, const TsnBenchReport& rep) {
-  char line[320];
-  std::snprintf(line, sizeof line, "%-43s %5s %4s %8s %7s %7s %8s %8s %8s %8s %8s %8s %8s\n", "row", "class", "tr",
-                "offered", "share", "ideal", "Mbit/s", "jit ms", "loss %", "p50 us", "p99 us", "max us", "bound us");
+  char line[400];
+  std::snprintf(line, sizeof line, "%-43s %5s %6s %4s %8s %7s %7s %8s %8s %8s %8s %8s %8s %8s %8s %8s\n", "row",
+                "class", "source", "tr", "offered", "share", "ideal", "Mbit/s", "jit ms", "loss %", "p50 us", "p99 us",
+                "max us", "bound us", "netw us", "proc us");
   out << line;
   for (const auto& r : rep.rows) {
-    std::snprintf(line, sizeof line, "%-43s %5s %4s %8.1f %7.1f %7.1f %8.1f %8s %8s %8s %8s %8s %8s\n", r.name.c_str(),
-                  r.cls.c_str(), r.transport.c_str(), r.offered_mbit_s, r.share_mbit_s, r.ideal_mbit_s,
-                  r.throughput_mbit_s,
+    std::snprintf(line, sizeof line, "%-43s %5s %6s %4s %8.1f %7.1f %7.1f %8.1f %8s %8s %8s %8s %8s %8s %8s %8s\n",
+                  r.name.c_str(), r.cls.c_str(), r.cls == "ST" ? r.st_source.c_str() : "iperf3", r.transport.c_str(),
+                  r.offered_mbit_s, r.share_mbit_s, r.ideal_mbit_s, r.throughput_mbit_s,
                   fmt(r.jitter_ms, "%.3f").c_str(), fmt(r.loss_pct, "%.2f").c_str(), fmt(r.latency_p50_us).c_str(),
-                  fmt(r.latency_p99_us).c_str(), fmt(r.latency_max_us).c_str(), fmt(r.bound_us).c_str());
+                  fmt(r.latency_p99_us).c_str(), fmt(r.latency_max_us).c_str(), fmt(r.bound_us).c_str(),
+                  fmt(r.bound_network_us).c_str(), fmt(r.processing_p99_us).c_str());
     out << line;
   }
   out << "\ngoals (reported, not enforced):\n";

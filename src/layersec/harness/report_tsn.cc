@@ -37,8 +37,8 @@ ReportTable rows_table(const json& rows, const std::map<std::string, bool>& row_
   ReportTable t;
   t.id = "table-tsn";
   t.fold_constant_columns = true;
-  t.caption = "Each class of each run: iperf3's receiver figures and the ST probe's one-way latency (this host's "
-              "links, wall-clock time)";
+  t.caption = "Each class of each run: the receiver's figures (BE: iperf3; ST: our generator, every frame timed, or "
+              "iperf3 and a latency probe) and ST one-way latency (this host's links, wall-clock time)";
   t.columns = {{"row", "", false, false, "the run and class"},
                {"class", "", false, false, "ST: scheduled (PCP 5, 600 µs of each 1 ms cycle); BE: best effort"},
                {"transport", "", false, false, "iperf3's transport for this class"},
@@ -51,16 +51,20 @@ ReportTable rows_table(const json& rows, const std::map<std::string, bool>& row_
                {"delivered", "Mbit/s", true, false, "iperf3 receiver throughput"},
                {"jitter", "ms", true, false, "iperf3 UDP jitter"},
                {"loss", "%", true, false, "iperf3 UDP loss"},
-               {"probe", "recv/sent", true, false, "ST latency probe datagrams"},
-               {"p50", "µs", true, false, "probe one-way latency"},
-               {"p99", "µs", true, false, "probe one-way latency"},
-               {"max", "µs", true, false, "probe one-way latency"},
-               {"bound", "µs", true, false, "the ST class's analytic worst case (tsn::latency_bound)"}};
+               {"timed", "recv/sent", true, false, "ST frames timed: the generator's frames, or the probe's datagrams"},
+               {"p50", "µs", true, false, "ST one-way latency"},
+               {"p99", "µs", true, false, "ST one-way latency"},
+               {"max", "µs", true, false, "ST one-way latency"},
+               {"bound", "µs", true, false,
+                "the ST bound: gate wait + blocking + serialisation + own-class frames ahead + measured processing p99"}};
   for (const auto& r : rows) {
     if (!r.is_object()) continue;
     std::string probe = "–";
-    if (json_field_number(r, "probe_sent"))
+    if (json_field_number(r, "probe_sent")) {
       probe = json_field_text(r, "probe_received") + "/" + json_field_text(r, "probe_sent");
+    } else if (r.contains("generator") && r["generator"].is_object()) {
+      probe = json_field_text(r["generator"], "received") + "/" + json_field_text(r["generator"], "sent");
+    }
     t.rows.push_back({json_field_text(r, "name"), json_field_text(r, "class"), json_field_text(r, "transport"),
                       json_field_text(r, "be_transport"), json_field_text(r, "macsec"), json_field_text(r, "shaper"),
                       json_field_text(r, "port_mbit_s"), number_cell(r, "offered_mbit_s", 1),

@@ -36,10 +36,13 @@ json tsn_doc() {
               {"be_transport", "udp"},
               {"offered_mbit_s", cls == "ST" ? 42.0 : 100.0},
               {"share_mbit_s", cls == "ST" ? 60.0 : 40.0}};
-    if (cls == "ST") {
+    if (cls == "ST" && !macsec) {  // iperf3 and the probe
       r["probe_sent"] = 2000;
       r["probe_received"] = 2000;
       r["links"] = {{"sender", {{"tx", 1}}}};
+    } else if (cls == "ST") {  // the generator
+      r["st_source"] = "gen";
+      r["generator"] = {{"sent", 15750}, {"received", 15749}, {"lost", 1}};
     }
     return r;
   };
@@ -89,7 +92,8 @@ TEST(HarnessReportTsnTest, RowsGoalsAndThePapersFiguresBesideThisRuns) {
   EXPECT_EQ(rows->rows[0][column(*rows, "delivered")], "42.0");
   EXPECT_EQ(rows->rows[0][column(*rows, "p99")], "420.5");
   EXPECT_EQ(rows->rows[0][column(*rows, "bound")], "443.2");
-  EXPECT_EQ(rows->rows[0][column(*rows, "probe")], "2000/2000");
+  EXPECT_EQ(rows->rows[0][column(*rows, "timed")], "2000/2000");
+  EXPECT_EQ(rows->rows[2][column(*rows, "timed")], "15749/15750");  // the generator's frames
   EXPECT_EQ(rows->rows[1][column(*rows, "p99")], "–");  // BE: no probe
   EXPECT_EQ(rows->rows[3][column(*rows, "loss")], "3.50");
   // The row of a goal not met is flagged, the others not.
@@ -246,7 +250,7 @@ TEST(HarnessReportTsnTest, ARecordedBenchTsnDocument) {
     EXPECT_EQ(rows->rows[i][0], d["rows"][i]["name"].get<std::string>());
     EXPECT_NE(rows->rows[i][column(*rows, "delivered")], "–");
     if (d["rows"][i]["class"] == "ST") {
-      for (const char* h : {"p50", "p99", "max", "bound", "probe"}) EXPECT_NE(rows->rows[i][column(*rows, h)], "–") << h;
+      for (const char* h : {"p50", "p99", "max", "bound", "timed"}) EXPECT_NE(rows->rows[i][column(*rows, h)], "–") << h;
     }
   }
   EXPECT_EQ(s.notes.size(), d["goals"].size() + d["notes"].size());

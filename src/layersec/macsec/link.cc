@@ -275,6 +275,10 @@ nlohmann::json TapLink::tsn_json() const {
   return j;
 }
 
+void TapLink::time_tsn_class(int traffic_class) {
+  if (tsn_) tsn_times_ = std::make_unique<tsn::PassThroughTimes>(traffic_class);
+}
+
 void TapLink::clock_stepped() {
   if (shaper_) shaper_->clock_stepped();
 }
@@ -322,9 +326,14 @@ void TapLink::attach(net::EventLoop& loop) {
     pc.expansion_bytes = static_cast<std::size_t>(kMacsecOverhead);
     shaper_ = std::make_unique<tsn::ShaperDriver>(
         tsn::EgressPort(pc, tsn_->gate_schedule(now)), *tsn_clock_, *tsn_timer_,
-        [this](ByteSpan f, int) {
+        [this](ByteSpan f, int traffic_class) {
           auto secure = link_->protect(f);
-          return secure && send_lower(*secure);
+          const bool sent = secure && send_lower(*secure);
+          if (tsn_times_) {
+            tsn_times_->record(tsn::PassThroughTimes::Leg::kEgressOut, traffic_class,
+                               tsn_clock_->now_ns() - shaper_->handing_start_ns());
+          }
+          return sent;
         },
         opt);
   }
@@ -386,9 +395,11 @@ void TapLink::tx_plain(ByteSpan plain) {
     return;
   }
   // TSN first hop: classify and tag, protect, then the shaper decides when.
+  const std::int64_t t0 = tsn_times_ ? tsn_clock_->now_ns() : 0;
   tsn_buf_.assign(plain.begin(), plain.end());
   const auto traffic_class = tsn_->egress(tsn_buf_);
   if (!traffic_class) return;
+  if (tsn_times_) tsn_times_->record(tsn::PassThroughTimes::Leg::kEgressIn, *traffic_class, tsn_clock_->now_ns() - t0);
   if (!shaper_) {
     auto secure = link_->protect(ByteSpan(tsn_buf_.data(), tsn_buf_.size()));
     if (secure) send_lower(*secure);
@@ -432,6 +443,7 @@ std::size_t TapLink::pump_lower(std::size_t budget) {
 }
 
 void TapLink::handle_lower(MutableByteSpan frame, std::int64_t rx_ns) {
+  const std::int64_t t0 = tsn_times_ ? tsn_clock_->now_ns() : 0;
   const std::size_t len = frame.size();
   std::uint8_t* const buf = frame.data();
   if (len >= 6 && (buf[0] & 0x01) == 0 && std::memcmp(buf, mac_.bytes.data(), 6) != 0) {
@@ -452,11 +464,13 @@ void TapLink::handle_lower(MutableByteSpan frame, std::int64_t rx_ns) {
   if (hook_ && hook_->on_verified(*plain, rx_ns)) return;
   if (tsn_) {
     // validate() returned a view into `frame`; ingress pops the tag in place.
+    const int traffic_class = tsn_times_ ? tsn_->class_of_tagged(*plain) : -1;
     auto delivered = tsn_->ingress(MutableByteSpan(buf + (plain->data() - buf), plain->size()));
     if (!delivered) return;
     plain = ByteSpan(delivered->data(), delivered->size());
     auto written = tap_.write(*plain);
     link_->count_deliver(written.ok());
+    if (tsn_times_) tsn_times_->record(tsn::PassThroughTimes::Leg::kIngress, traffic_class, tsn_clock_->now_ns() - t0);
     return;
   }
   deliver(*plain);

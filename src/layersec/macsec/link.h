@@ -47,6 +47,7 @@
 #include "layersec/net/packet_socket.h"
 #include "layersec/net/sim.h"
 #include "layersec/net/tap.h"
+#include "layersec/tsn/pass_through.h"
 
 namespace layersec::net {
 class TcpCoalescer;  // net/offload.h
@@ -253,6 +254,12 @@ class TapLink {
   [[nodiscard]] const tsn::ShaperDriver* shaper() const { return shaper_.get(); }
   // {"config": describe(), "path": TsnLinkStats, "shaper": shaper_json} or null.
   [[nodiscard]] nlohmann::json tsn_json() const;
+  // Times the frames of `traffic_class` through the TSN path on the
+  // shaper's clock (tsn/pass_through.h: TAP -> shaper, the model's start ->
+  // lower send returned, lower -> TAP by the tag's PCP), for `bench tsn`'s
+  // measured processing term. Call after enable_tsn(); read after detach().
+  void time_tsn_class(int traffic_class);
+  [[nodiscard]] const tsn::PassThroughTimes* tsn_times() const { return tsn_times_.get(); }
 
   // The shaper's clock was stepped (a gPTP servo's phase step): its model
   // restarts at the new time (tsn::ShaperDriver::clock_stepped). No-op
@@ -304,6 +311,7 @@ class TapLink {
   std::unique_ptr<tsn::LoopShaperTimer> tsn_timer_;
   std::unique_ptr<tsn::ShaperDriver> shaper_;
   std::vector<std::uint8_t> tsn_buf_;
+  std::unique_ptr<tsn::PassThroughTimes> tsn_times_;
   LowerFrameHook* hook_ = nullptr;
   // Sends one secure frame on the lower socket (counted).
   bool send_lower(ByteSpan secure);

@@ -65,6 +65,7 @@ int run_mka_link(const LinkRunOptions& o, const std::optional<LinkTsnConfig>& ts
                "stdout, fingerprints only)\n";
   link_time.describe(std::cerr);
 
+  enter_link_realtime(o);
   tap.attach(loop);
   link_time.attach(loop);
   // SIGHUP: a new SAK now, from the key server (there is no configuration

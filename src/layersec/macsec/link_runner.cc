@@ -12,6 +12,7 @@
 #include <iostream>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -32,6 +33,7 @@
 #include "layersec/net/event_loop.h"
 #include "layersec/net/interface.h"
 #include "layersec/net/io.h"
+#include "layersec/net/thread_timing.h"
 
 namespace layersec::macsec {
 namespace {
@@ -124,6 +126,15 @@ void watch_signals(net::EventLoop& loop, const net::UniqueFd& sfd, std::function
       }
     }
   });
+}
+
+void enter_link_realtime(const LinkRunOptions& o) {
+  if (o.realtime_priority <= 0) return;
+  if (const std::string why = net::enter_realtime(o.realtime_priority); !why.empty()) {
+    std::cerr << "warning: --realtime not in effect: " << why << "\n";
+  } else {
+    std::cerr << "  realtime: SCHED_FIFO priority " << o.realtime_priority << ", memory locked\n";
+  }
 }
 
 net::MacAddress link_mac(const LinkConfig& config, const std::string& lower) {
@@ -228,6 +239,7 @@ int run_user(const LinkRunOptions& o, LinkConfig config, const std::optional<Lin
   report_pn_resumption(std::cerr, link.secy(), config, o.new_key);
   std::cerr << "  pn state " << store.path() << " (a save every " << config.pn_reserve_block << " PNs)\n";
 
+  enter_link_realtime(o);
   tap.attach(loop);
   link_time.attach(loop);
 
@@ -331,6 +343,15 @@ int run_user(const LinkRunOptions& o, LinkConfig config, const std::optional<Lin
 }  // namespace
 
 int run_link(const LinkRunOptions& options) {
+  if (options.realtime_priority != 0) {
+    if (options.realtime_priority < 1 || options.realtime_priority > 99) {
+      throw std::runtime_error("--realtime: priority " + std::to_string(options.realtime_priority) +
+                               " is outside 1..99");
+    }
+    if (options.backend == LinkBackend::kKernel) {
+      throw std::runtime_error("--realtime: the kernel back end has no thread of ours to schedule (--backend user)");
+    }
+  }
   std::optional<LinkTsnConfig> tsn_config;
   if (!options.tsn_path.empty()) {
     if (options.backend == LinkBackend::kKernel) {

@@ -61,6 +61,11 @@ struct LinkRunOptions {
   // User back end: the lower socket's receive ring (link.h
   // TapLinkOptions::rx_ring, `--rx-ring`); false: recvmmsg batches.
   bool rx_ring = false;
+  // User back end: > 0 locks the process's memory and runs the link's thread
+  // in SCHED_FIFO at this priority (1..99, `--realtime`), so that a frame
+  // waiting in the TAP or the shaper is served as soon as the thread wakes
+  // instead of after other runnable work. Refused with the kernel back end.
+  int realtime_priority = 0;
 };
 
 // Loads the configuration, brings the link up and runs it until SIGINT or

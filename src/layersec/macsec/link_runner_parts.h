@@ -47,6 +47,11 @@ void watch_signals(net::EventLoop& loop, const net::UniqueFd& sfd, std::function
 // `layersec node` for the raw transport's SecY.
 FilePnStore open_pn_store(const LinkConfig& config, bool new_key);
 
+// With o.realtime_priority > 0: mlockall and SCHED_FIFO for the calling
+// thread (net::enter_realtime), one line on stderr saying what took effect
+// or why not (the link goes on without them).
+void enter_link_realtime(const LinkRunOptions& o);
+
 // The MAC the link's frames carry: the configured one or the lower's.
 net::MacAddress link_mac(const LinkConfig& config, const std::string& lower);
 

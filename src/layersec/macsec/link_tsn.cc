@@ -98,4 +98,11 @@ nlohmann::json shaper_json(const tsn::ShaperDriver& d) {
                         {"classes", std::move(classes)}};
 }
 
+int TsnFramePath::class_of_tagged(ByteSpan frame) const {
+  if (frame.size() < 16) return -1;
+  const std::uint16_t tpid = load_be16(frame.data() + 12);
+  if (tpid != net::kEtherTypeCTag && tpid != net::kEtherTypeSTag) return -1;
+  return classes_.traffic_class(static_cast<std::uint8_t>(frame[14] >> 5));
+}
+
 }  // namespace layersec::macsec

@@ -57,6 +57,9 @@ class TsnFramePath {
   // (counted).
   std::optional<MutableByteSpan> ingress(MutableByteSpan plain);
 
+  // The traffic class of a frame's outer 802.1Q/802.1ad tag by its PCP, or
+  // -1 when the frame carries none (no change to the frame or the counters).
+  [[nodiscard]] int class_of_tagged(ByteSpan frame) const;
   void count_shaper_refused() { ++stats_.tx_shaper_refused; }
   [[nodiscard]] const TsnLinkStats& stats() const { return stats_; }
   // The emulated port for the shaper (speed, classes, queue limit, MaxSDU of

@@ -166,6 +166,24 @@ TEST(TsnFramePath, TagsMatchingFramesAndClassifiesTheRest) {
   EXPECT_EQ(path.stats().tx_classify_errors, 1u);
 }
 
+TEST(TsnFramePath, ClassOfTaggedReadsTheOuterTagOnly) {
+  TsnFramePath path(parse_link_tsn_config_text(config_text(), {}));
+  auto st = udp_frame(5000);
+  const auto untagged = st;
+  ASSERT_TRUE(path.egress(st));
+  const TsnLinkStats before = path.stats();
+  EXPECT_EQ(path.class_of_tagged(st), 1);  // PCP 5
+  st[12] = 0x88;
+  st[13] = 0xA8;  // an S-tag with the same TCI
+  EXPECT_EQ(path.class_of_tagged(st), 1);
+  st[14] = static_cast<std::uint8_t>(st[14] & 0x1F);  // PCP 0
+  EXPECT_EQ(path.class_of_tagged(st), 0);
+  EXPECT_EQ(path.class_of_tagged(untagged), -1);
+  EXPECT_EQ(path.class_of_tagged(std::vector<std::uint8_t>(15, 0x81)), -1);  // too short for a tag
+  EXPECT_EQ(path.stats().tx_classified, before.tx_classified);
+  EXPECT_EQ(path.stats().rx_tag_popped, before.rx_tag_popped);
+}
+
 // Both layouts through two SecYs: what the wire shows, and that the receiver
 // delivers exactly the original untagged frame.
 void round_trip(VlanMode layout, bool tags_in_icv) {

@@ -1,15 +1,10 @@
 #include "layersec/sv_io/host.h"
 
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <time.h>
 
-#include <cerrno>
 #include <fstream>
 #include <stdexcept>
-
-#include "layersec/net/io.h"
-#include "layersec/net/thread_timing.h"
 
 namespace layersec::sv_io {
 namespace {
@@ -75,15 +70,6 @@ ThreadSchedStats thread_sched_stats() {
   rusage ru{};
   if (getrusage(RUSAGE_THREAD, &ru) == 0) st.involuntary_switches = ru.ru_nivcsw;
   return st;
-}
-
-std::string enter_realtime(int priority) {
-  std::string why;
-  if (mlockall(MCL_CURRENT | MCL_FUTURE) != 0) why = "mlockall: " + net::errno_text(errno);
-  if (const std::string fifo = net::set_thread_fifo(priority); !fifo.empty()) {
-    why += std::string(why.empty() ? "" : "; ") + fifo;
-  }
-  return why;
 }
 
 }  // namespace layersec::sv_io

@@ -52,9 +52,6 @@ struct ThreadSchedStats {
 };
 [[nodiscard]] ThreadSchedStats thread_sched_stats();
 
-// mlockall(MCL_CURRENT | MCL_FUTURE) and SCHED_FIFO at `priority`. Returns
-// "" when both took effect, else why not (the caller goes on without them).
-[[nodiscard]] std::string enter_realtime(int priority);
-// (Timer slack and SCHED_FIFO alone: net/thread_timing.h.)
+// (mlockall + SCHED_FIFO, timer slack: net/thread_timing.h.)
 
 }  // namespace layersec::sv_io

@@ -85,8 +85,19 @@ void publish_on_interface(PublishRun run, std::ostream& out) {
   PacketPort port(sock);
   c.eth.src = sock.interface_mac().bytes;
   (void)net::set_fine_timer_slack();
-  const std::string rt_failure = run.realtime ? enter_realtime(80) : std::string();
+  const std::string rt_failure = run.realtime ? net::enter_realtime(80) : std::string();
   if (!rt_failure.empty()) std::cerr << "warning: --realtime not in effect: " << rt_failure << "\n";
+  const auto throttle = net::rt_throttle();
+  if (run.realtime && rt_failure.empty() && throttle && !throttle->unlimited() &&
+      p.interarrival_us() <= run.spin_us) {
+    // The slot is shorter than the spin: the publisher never sleeps, and the
+    // kernel's real-time throttle takes the CPU away for the rest of every
+    // period whenever something else is runnable there (docs/sv.md).
+    std::cerr << "note: kernel.sched_rt_runtime_us is " << throttle->runtime_us << " of every "
+              << throttle->period_us << " us: a SCHED_FIFO publisher that never sleeps (interarrival "
+              << p.interarrival_us() << " us, spin " << run.spin_us
+              << " us) is held off its CPU for the rest of each period while other work is runnable\n";
+  }
   install_stop_handlers();
 
   const TimePoint start = TimePoint::from_ns(mono_ns() + 20'000'000);
@@ -153,7 +164,9 @@ void publish_on_interface(PublishRun run, std::ostream& out) {
       {"cpu_ms", sched_after.run_ns >= 0 && sched_before.run_ns >= 0
                      ? static_cast<double>(sched_after.run_ns - sched_before.run_ns) / 1e6
                      : -1.0},
-      {"involuntary_switches", sched_after.involuntary_switches - sched_before.involuntary_switches}};
+      {"involuntary_switches", sched_after.involuntary_switches - sched_before.involuntary_switches},
+      {"rt_runtime_us", throttle ? nlohmann::json(throttle->runtime_us) : nlohmann::json()},
+      {"rt_period_us", throttle ? nlohmann::json(throttle->period_us) : nlohmann::json()}};
   j["jitter_us"] = nlohmann::json{{"lateness", stats_json(jitter.lateness())},
                                   {"send_done", stats_json(jitter.send_done())},
                                   {"period_dev", stats_json(jitter.period_dev())}};

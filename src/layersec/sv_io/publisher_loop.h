@@ -96,7 +96,8 @@ struct PublishRun {
 // returned_on_time_frames, returned_on_time_share, elapsed_s, load_average,
 // method, spin_us, realtime, [key_id], rekeys, [kdc_rejected],
 // [last_send_error], sched: {runqueue_wait_ms, cpu_ms,
-// involuntary_switches}, jitter_us: {lateness, send_done, period_dev} each
+// involuntary_switches, rt_runtime_us, rt_period_us (the kernel's real-time
+// throttle, net::rt_throttle; null when unreadable)}, jitter_us: {lateness, send_done, period_dev} each
 // {samples, mean, p50, p99, p999, max}} with --json, else a summary line, an
 // on-time line and a line per jitter figure. Throws std::runtime_error on
 // start-up failures.

@@ -8,6 +8,7 @@
 
 #include "layersec/base/bytes.h"
 #include "layersec/net/io.h"
+#include "layersec/net/thread_timing.h"
 #include "layersec/sv_io/floor_file.h"
 #include "layersec/sv_io/host.h"
 #include "layersec/sv_io/report_json.h"
@@ -197,7 +198,7 @@ void subscribe_on_interface(SubscribeRun run, std::ostream& out) {
   }
   // A large receive buffer rides out scheduling gaps at 96 kHz.
   sock.set_receive_buffer(16 << 20);
-  const std::string rt_failure = run.realtime ? enter_realtime(70) : std::string();
+  const std::string rt_failure = run.realtime ? net::enter_realtime(70) : std::string();
   if (!rt_failure.empty()) std::cerr << "warning: --realtime not in effect: " << rt_failure << "\n";
   install_stop_handlers();
   MonotonicClock clock;

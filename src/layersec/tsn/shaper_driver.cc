@@ -119,6 +119,7 @@ void ShaperDriver::run_until(std::int64_t now) {
     const std::int64_t late = now - tx->start_ns;
     if (late > options_.late_tolerance_ns) ++counters_.late_starts;
     counters_.max_lateness_ns = std::max(counters_.max_lateness_ns, late);
+    handing_start_ns_ = tx->start_ns;
     if (sink_(ByteSpan(tx->frame.data(), tx->frame.size()), tx->traffic_class)) {
       ++counters_.sent;
     } else {
@@ -133,6 +134,7 @@ void ShaperDriver::run_until(std::int64_t now) {
   // frame it did start would still go to the sink.
   if (queued() > 0) {
     if (auto tx = port_.dequeue(now)) {
+      handing_start_ns_ = tx->start_ns;
       if (sink_(ByteSpan(tx->frame.data(), tx->frame.size()), tx->traffic_class)) {
         ++counters_.sent;
       } else {

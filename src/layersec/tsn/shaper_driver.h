@@ -124,6 +124,9 @@ class ShaperDriver {
   // entry and keeps the running schedule).
   std::int64_t set_schedule(const GateControlList& gcl);
   [[nodiscard]] const DriverCounters& counters() const { return counters_; }
+  // Inside the sink: the model's start time of the frame being handed over
+  // (how late the hand-over is, for a link that times its frames).
+  [[nodiscard]] std::int64_t handing_start_ns() const { return handing_start_ns_; }
   [[nodiscard]] std::size_t queued() const;
 
  private:
@@ -135,6 +138,7 @@ class ShaperDriver {
   Sink sink_;
   DriverOptions options_;
   DriverCounters counters_;
+  std::int64_t handing_start_ns_ = 0;
   std::int64_t cursor_ = INT64_MIN;  // the model has run up to here
   std::vector<std::vector<std::uint8_t>> pool_;
 };

@@ -24,13 +24,15 @@ struct Sent {
   int traffic_class = 0;
   std::int64_t at = 0;  // the fake clock when the sink saw it
   std::uint8_t first = 0;
+  std::int64_t model_start = 0;  // driver.handing_start_ns() inside the sink
 };
 
 struct Bed {
   explicit Bed(PortConfig pc, GateSchedule gs = {}, DriverOptions opt = {})
       : driver(EgressPort(pc, std::move(gs)), clock, timer,
                [this](ByteSpan f, int c) {
-                 sent.push_back(Sent{f.size(), c, clock.now, f.empty() ? std::uint8_t{0} : f[0]});
+                 sent.push_back(Sent{f.size(), c, clock.now, f.empty() ? std::uint8_t{0} : f[0],
+                                     driver.handing_start_ns()});
                  return sink_ok;
                },
                opt) {}
@@ -165,6 +167,20 @@ TEST(ShaperDriver, LateWakeUpsAreCountedAndTheModelKeepsItsOwnTimes) {
   // the deadline computed from the model (2 * wire), not from the late wake-up.
   EXPECT_EQ(b.sent[2].at, 2 * wire + 30 * kUs);
   EXPECT_EQ(b.driver.counters().max_lateness_ns, 30 * kUs);
+}
+
+TEST(ShaperDriver, TheSinkSeesTheModelledStartOfItsFrame) {
+  Bed b(two_classes(), st_be());
+  b.clock.now = 0;
+  ASSERT_EQ(b.driver.submit(frame(1000, 0), 0), EnqueueResult::kQueued);  // BE: waits for 300 us
+  ASSERT_EQ(b.driver.submit(frame(200, 1), 1), EnqueueResult::kQueued);   // ST: starts at once
+  ASSERT_EQ(b.sent.size(), 1u);
+  EXPECT_EQ(b.sent[0].model_start, 0);
+  b.clock.now = 312 * kUs;  // a wake-up 12 us after the BE gate opened
+  b.driver.service();
+  ASSERT_EQ(b.sent.size(), 2u);
+  EXPECT_EQ(b.sent[1].model_start, 300 * kUs);
+  EXPECT_EQ(b.sent[1].at - b.sent[1].model_start, 12 * kUs);  // what a link records as lateness
 }
 
 TEST(ShaperDriver, ADriverFarBehindSkipsAheadInsteadOfBursting) {
