@@ -21,6 +21,7 @@ struct Options {
   bool no_tcp = false;
   bool no_udp = false;
   std::string offload = "both";
+  std::string rx_ring = "off";
 };
 
 void run(Options o) {
@@ -28,6 +29,7 @@ void run(Options o) {
   if (o.no_udp) o.bench.udp_sizes.clear();
   o.bench.with_offload = o.offload != "off";
   o.bench.without_offload = o.offload != "on";
+  o.bench.rx_ring = o.rx_ring == "on";
   const auto rep = bench::run_macsec_link_bench(o.bench);
   bench::write_macsec_link_bench_table(std::cout, rep);
   if (!o.json_path.empty()) benchrun::write_json(o.json_path, bench::macsec_link_bench_json(rep));
@@ -48,6 +50,10 @@ const CommandRegistration reg(58, [](CLI::App& root) {
                   "macsec rows with the TAP offloads (on), with `macsec up --no-offload` (off), or both rounds in "
                   "this run (both, default)")
       ->check(CLI::IsMember({"on", "off", "both"}));
+  cmd->add_option("--rx-ring", o->rx_ring,
+                  "the links' lower sockets with a PACKET_MMAP receive ring (on: `macsec up --rx-ring`) or "
+                  "recvmmsg batches (off, default)")
+      ->check(CLI::IsMember({"on", "off"}));
   cmd->add_flag("--no-tcp", o->no_tcp, "skip the TCP runs");
   cmd->add_option("--iperf3", o->bench.iperf3, "the iperf3 program (default: iperf3 on PATH)");
   cmd->add_option("--program", o->bench.program, "the layersec binary to run the links (default: this one)");

@@ -59,6 +59,7 @@ struct UpOptions {
   std::string ptp;
   std::string mka;
   bool no_offload = false;
+  bool rx_ring = false;
   bool realtime = false;
 };
 
@@ -75,6 +76,7 @@ void run_up(const UpOptions& o) {
   ro.ptp_path = o.ptp;
   ro.mka_path = o.mka;
   ro.offload = !o.no_offload;
+  ro.rx_ring = o.rx_ring;
   ro.realtime_priority = o.realtime ? 60 : 0;
   if (o.config.empty() == o.mka.empty()) {
     throw std::invalid_argument("macsec up: give exactly one of --config (static SAKs) and --mka (MKA)");
@@ -128,6 +130,9 @@ const CommandRegistration reg(45, [](CLI::App& root) {
   up->add_flag("--no-offload", o->no_offload,
                "user back end: a TAP without IFF_VNET_HDR offloads (one read per frame sent, one write per frame "
                "received) instead of 64 KiB TCP segments split and joined here");
+  up->add_flag("--rx-ring", o->rx_ring,
+               "user back end: receive on the lower interface through a PACKET_MMAP receive ring instead of "
+               "recvmmsg batches (recvmmsg where the kernel refuses the ring)");
   up->add_flag("--realtime", o->realtime,
                "user back end: lock memory and run the link in SCHED_FIFO priority 60 (root or CAP_SYS_NICE; warns "
                "and goes on without when refused), so a frame in the TAP or the shaper waits for no other work");

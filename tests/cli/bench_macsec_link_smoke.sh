@@ -58,6 +58,7 @@ for rnd in ("offload", "no_offload"):
             if s["secy"][k] != 0: fail("link %s (%s) counted %s %d" % (side, rnd, k, s["secy"][k]))
         for k in ("tx_protect_errors", "tx_offload_errors"):
             if s["link"][k] != 0: fail("link %s (%s): %s %d" % (side, rnd, k, s["link"][k]))
+        if "rx_ring_drops" not in s["link"]: fail("link %s (%s): no rx_ring_drops counter" % (side, rnd))
         if s["link"]["rx_delivered"] + s["link"]["rx_deliver_errors"] != s["secy"]["InPktsOK"]:
             fail("link %s (%s): delivered (joined or not) + refused != InPktsOK" % (side, rnd))
     # The iperf3 client sends its TCP stream from a: with offloads its TAP

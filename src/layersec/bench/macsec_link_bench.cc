@@ -227,6 +227,7 @@ class Bench {
                                   "--name", kTap, "--config", (work_.path() / (tag + side + ".json")).string(),
                                   "--new-key"};
     if (!offload) argv.push_back("--no-offload");
+    if (o_.rx_ring) argv.push_back("--rx-ring");
     return topo_.spawn(i, argv, (work_.path() / (tag + side + ".log")).string());
   }
 
@@ -319,7 +320,8 @@ json macsec_link_bench_json(const MacsecLinkBenchReport& r) {
                 {"tcp", r.options.tcp},
                 {"udp_sizes", r.options.udp_sizes},
                 {"with_offload", r.options.with_offload},
-                {"without_offload", r.options.without_offload}}},
+                {"without_offload", r.options.without_offload},
+                {"rx_ring", r.options.rx_ring}}},
               {"method",
                "iperf3 (one stream, TCP and UDP -b 0) between two network namespaces joined by a veth pair: plain "
                "between the veth ends, then through a `layersec macsec up` process on each end (GCM-AES-128, "

@@ -42,6 +42,7 @@ struct MacsecLinkBenchOptions {
   std::vector<std::size_t> udp_sizes{64, 512, 1400};  // UDP datagram payloads (-l)
   bool with_offload = true;     // macsec rows with the TAP offloads (macsec up's default)
   bool without_offload = true;  // macsec rows with `macsec up --no-offload`
+  bool rx_ring = false;         // true: every link with `macsec up --rx-ring` (PACKET_MMAP receive ring)
 };
 
 struct MacsecLinkBenchRow {

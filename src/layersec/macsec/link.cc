@@ -100,6 +100,7 @@ nlohmann::json to_json(const LinkStats& s) {
       {"rx_deliver_errors", s.rx_deliver_errors},
       {"rx_gro_writes", s.rx_gro_writes},
       {"rx_gro_segments", s.rx_gro_segments},
+      {"rx_ring_drops", s.rx_ring_drops},
       {"io_errors", s.io_errors},
   };
 }
@@ -250,7 +251,11 @@ TapLink TapLink::open(MacsecLink& link, const TapLinkOptions& options) {
   // Bursts from the TAP side of the peer arrive faster than one thread
   // drains them; a deeper receive queue on the lower socket trades latency
   // for fewer drops (best effort: the FORCE variant needs CAP_NET_ADMIN).
-  t.lower_.set_receive_buffer(4 * 1024 * 1024);
+  // With the receive ring its slots are that queue; a kernel that refuses
+  // the ring leaves the recvmmsg path (rx_ring() says which runs).
+  if (!options.rx_ring || !t.lower_.enable_rx_ring(kRxRingFrames, static_cast<std::size_t>(*lower_mtu) + 64).ok()) {
+    t.lower_.set_receive_buffer(4 * 1024 * 1024);
+  }
   if (options.bring_up) {
     if (auto st = net::set_interface_up(t.name(), true); !st) fail_io("bring up " + t.name(), errno);
   }
@@ -430,6 +435,10 @@ std::size_t TapLink::pump_lower(std::size_t budget) {
     if (*r < rx_batch_.capacity()) break;  // drained
   }
   flush_gro();  // nothing waits beyond the wake-up
+  // The ring slots of the last batch go back to the kernel (GRO copied what
+  // it joined); until then poll() keeps reporting them.
+  lower_.release(rx_batch_);
+  link_->count_ring_drops(lower_.take_rx_ring_drops());
   return n;
 }
 

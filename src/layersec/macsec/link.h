@@ -81,6 +81,7 @@ struct LinkStats {
   std::uint64_t rx_deliver_errors = 0;  // the controlled port refused the frame
   std::uint64_t rx_gro_writes = 0;      // TAP writes that carried several verified TCP segments joined
   std::uint64_t rx_gro_segments = 0;    // the segments those writes carried (also in rx_delivered)
+  std::uint64_t rx_ring_drops = 0;      // frames the kernel dropped because every lower receive ring slot was in use
   std::uint64_t io_errors = 0;          // read/receive failures other than "nothing waiting"
 
   bool operator==(const LinkStats&) const = default;
@@ -131,6 +132,7 @@ class MacsecLink {
     stats_.rx_gro_segments += segments;
   }
   void count_not_for_us() { ++stats_.rx_not_for_us; }
+  void count_ring_drops(std::uint64_t frames) { stats_.rx_ring_drops += frames; }
   void count_control() { ++stats_.rx_control; }
   void count_io_error() { ++stats_.io_errors; }
   void count_offload_error(net::OffloadError e) {
@@ -196,6 +198,13 @@ struct TapLinkOptions {
   // segments are joined again before the TAP (net/offload.h). false: a
   // plain TAP, one read and one write per frame (`macsec up --no-offload`).
   bool offload = true;
+  // The lower socket with a PACKET_MMAP receive ring (TPACKET_V2,
+  // net::PacketSocket::enable_rx_ring, kRxRingFrames slots): received frames
+  // are read and validated in the ring slots without a system call per
+  // batch (`macsec up --rx-ring`). Off by default: not measurably faster
+  // than recvmmsg on the test machine (docs/macsec_link.md). false, or a
+  // kernel that refuses the ring: recvmmsg batches.
+  bool rx_ring = false;
 };
 
 // A TAP interface protected by a SecY over an AF_PACKET socket on the lower
@@ -230,6 +239,8 @@ class TapLink {
   // from the lower link are joined (TcpCoalescer) and written as one GSO
   // frame; the join never outlives one pump_lower call.
   [[nodiscard]] bool tcp_offload() const { return tcp_offload_; }
+  // The lower socket reads through its receive ring (TapLinkOptions::rx_ring).
+  [[nodiscard]] bool rx_ring() const { return lower_.rx_ring(); }
 
   // TSN first hop (link_tsn.h, tsn/shaper_driver.h): frames from the TAP are
   // classified and tagged, protected, and queued in a time-aware shaper on
@@ -274,8 +285,11 @@ class TapLink {
   std::size_t pump_tap(std::size_t budget = 64);
   std::size_t pump_lower(std::size_t budget = 64);
 
-  // Frames per recvmmsg / sendmmsg.
+  // Frames per recvmmsg / sendmmsg (and per receive from the ring).
   static constexpr std::size_t kBatch = 32;
+  // Receive ring slots: about the frames the 4 MiB receive buffer of the
+  // recvmmsg path queues (one slot per frame, lower MTU + 64 octets each).
+  static constexpr std::size_t kRxRingFrames = 1024;
 
  private:
   TapLink(MacsecLink& link, net::TapDevice tap, net::PacketSocket lower, std::size_t frame_capacity);

@@ -42,6 +42,7 @@ int run_mka_link(const LinkRunOptions& o, const std::optional<LinkTsnConfig>& ts
   to.mac = config.mac;
   to.control_ether_types = {mka::kEapolEtherType};
   to.offload = o.offload;
+  to.rx_ring = o.rx_ring;
   apply_tsn_layout(tsn_config, config.secy, to);
   const net::MacAddress mac = link_mac(config, o.lower);
   SecYConfig sc = config.secy;

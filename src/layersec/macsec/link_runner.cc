@@ -213,6 +213,7 @@ int run_user(const LinkRunOptions& o, LinkConfig config, const std::optional<Lin
   to.name = o.name;
   to.mac = config.mac;
   to.offload = o.offload;
+  to.rx_ring = o.rx_ring;
   apply_tsn_layout(tsn_config, config.secy, to);
   const net::MacAddress mac = link_mac(config, o.lower);
   check_own_sci(config, resolve_sci(config, mac));
@@ -231,6 +232,7 @@ int run_user(const LinkRunOptions& o, LinkConfig config, const std::optional<Lin
             << tap.mac().to_string() << " sci " << sci_text(sci) << " suite "
             << to_string(link.secy().config().suite) << " validate "
             << to_string(link.secy().config().validate_frames) << " offload " << (tap.tcp_offload() ? "on" : "off")
+            << " rx-ring " << (tap.rx_ring() ? "on" : "off")
             << " (SIGHUP re-reads " << o.config_path << ")\n";
   print_link_sas(std::cerr, config);
   link_time.describe(std::cerr);

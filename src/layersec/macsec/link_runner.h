@@ -58,6 +58,9 @@ struct LinkRunOptions {
   // coalescing (link.h TapLinkOptions::offload); false: one TAP read and
   // write per frame (`--no-offload`).
   bool offload = true;
+  // User back end: the lower socket's receive ring (link.h
+  // TapLinkOptions::rx_ring, `--rx-ring`); false: recvmmsg batches.
+  bool rx_ring = false;
   // User back end: > 0 locks the process's memory and runs the link's thread
   // in SCHED_FIFO at this priority (1..99, `--realtime`), so that a frame
   // waiting in the TAP or the shaper is served as soon as the thread wakes

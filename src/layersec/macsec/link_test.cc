@@ -362,7 +362,9 @@ TEST(MacsecTapLinkTest, BurstsCrossInBatchesInOrderWithPnsInWireOrder) {
   }
   {
     net::NetnsScope scope(n1.netns);
-    t1.emplace(TapLink::open(l1, {.lower = n1.interface, .name = "msec0"}));
+    // B receives through its lower socket's ring (the recvmmsg path is in
+    // UdpBetweenNamespacesOverTapLinks and the TCP stream test).
+    t1.emplace(TapLink::open(l1, {.lower = n1.interface, .name = "msec0", .rx_ring = true}));
     ASSERT_TRUE(net::set_interface_ipv4("msec0", ip1, 24).ok());
     net::UdpSocketOptions so;
     so.receive_buffer = 4 << 20;
@@ -414,7 +416,9 @@ TEST(MacsecTapLinkTest, BurstsCrossInBatchesInOrderWithPnsInWireOrder) {
   EXPECT_EQ(l0.stats().tx_sent, l0.stats().tx_frames);
   EXPECT_EQ(l0.stats().tx_send_errors, 0u);
   EXPECT_EQ(l1.stats().rx_delivered, l1.secy().stats().InPktsOK);
-  EXPECT_EQ(l1.stats().rx_not_macsec, 1u);
+  EXPECT_EQ(l1.stats().rx_not_macsec, 1u);  // the injected frame's head, through the receive ring
+  EXPECT_TRUE(t1->rx_ring());
+  EXPECT_EQ(l1.stats().rx_ring_drops, 0u);
   EXPECT_EQ(l1.secy().stats().InPktsLate, 0u);
   // A's secure frames on B's veth: PNs 1, 2, 3, ... in wire order.
   std::vector<std::uint8_t> buf(2048);
@@ -440,8 +444,9 @@ TEST(MacsecTapLinkTest, BurstsCrossInBatchesInOrderWithPnsInWireOrder) {
 // way. With offloads A's TAP hands over segments of several MSS that the
 // link splits (tx_gso_reads), B joins verified segments before its TAP
 // (rx_gro_writes), and nothing is refused; without them neither happens.
-void tcp_stream_over_links(bool offload) {
+void tcp_stream_over_links(bool offload, bool rx_ring = false) {
   SCOPED_TRACE(offload ? "offload on" : "offload off");
+  SCOPED_TRACE(rx_ring ? "rx ring on" : "rx ring off");
   auto topo = net::NetnsTopology::pair("lsmt");
   const auto& n0 = topo.node(0);
   const auto& n1 = topo.node(1);
@@ -459,7 +464,7 @@ void tcp_stream_over_links(bool offload) {
   to.sin_addr.s_addr = htonl(ip1.value);
   {
     net::NetnsScope scope(n1.netns);
-    t1.emplace(TapLink::open(l1, {.lower = n1.interface, .name = "msec0", .offload = offload}));
+    t1.emplace(TapLink::open(l1, {.lower = n1.interface, .name = "msec0", .offload = offload, .rx_ring = rx_ring}));
     ASSERT_TRUE(net::set_interface_ipv4("msec0", ip1, 24).ok());
     listener.reset(::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
     ASSERT_TRUE(listener.valid());
@@ -468,7 +473,7 @@ void tcp_stream_over_links(bool offload) {
   }
   {
     net::NetnsScope scope(n0.netns);
-    t0.emplace(TapLink::open(l0, {.lower = n0.interface, .name = "msec0", .offload = offload}));
+    t0.emplace(TapLink::open(l0, {.lower = n0.interface, .name = "msec0", .offload = offload, .rx_ring = rx_ring}));
     ASSERT_TRUE(net::set_interface_ipv4("msec0", ip0, 24).ok());
     client.reset(::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
     ASSERT_TRUE(client.valid());
@@ -476,6 +481,7 @@ void tcp_stream_over_links(bool offload) {
     ASSERT_TRUE(c == 0 || errno == EINPROGRESS);
   }
   EXPECT_EQ(t0->tcp_offload(), offload);
+  EXPECT_EQ(t1->rx_ring(), rx_ring);
   MonotonicClock clock;
   net::EventLoop loop(clock);
   t0->attach(loop);
@@ -533,6 +539,7 @@ TEST(MacsecTapLinkTest, TcpStreamCrossesAsSplitAndJoinedSegments) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root (network namespaces, TAP, AF_PACKET)";
   tcp_stream_over_links(true);
   tcp_stream_over_links(false);
+  tcp_stream_over_links(true, /*rx_ring=*/true);  // the lower socket's receive ring
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
 #include "layersec/net/frame.h"
 
+#include <bit>
 #include <charconv>
 #include <cstdio>
+#include <cstring>
 
 namespace layersec::net {
 
@@ -16,18 +18,61 @@ int hex_digit(char c) {
   return -1;
 }
 
-// One's-complement partial sum of big-endian 16-bit words (RFC 1071 §4.1).
+// One's-complement partial sum of big-endian 16-bit words (RFC 1071 §4.1)
+// plus `sum`, returned as a 32-bit value congruent to it modulo 0xFFFF (zero
+// only when the data and `sum` are all zero).
+//
+// RFC 1071 §2(B): the sum is independent of byte order, so the data is
+// summed as native 64-bit words (any alignment, memcpy loads) and the folded
+// 16-bit result is byte-swapped on a little-endian host. A 64-bit add wraps
+// at 2^64, which is 1 modulo 0xFFFF (2^16 = 1 there): each wrap is counted
+// and added back (end-around carry), so no length limit applies. Two
+// accumulators let the additions overlap; the MACsec link checksums every
+// TCP segment it splits or joins (offload.h). frame_test.cc compares it with
+// the plain word-by-word sum on random buffers, lengths and alignments.
 std::uint32_t sum_words(ByteSpan data, std::uint32_t sum) {
-  // 32-bit words into a 64-bit accumulator (RFC 1071 2.(B): the sum is the
-  // same modulo 0xFFFF, since 2^16 = 1 there), then folded back to 32 bits;
-  // the MACsec link checksums every TCP segment it splits (offload.h).
-  std::uint64_t acc = sum;
   const std::uint8_t* p = data.data();
-  const std::size_t n = data.size();
-  std::size_t i = 0;
-  for (; i + 8 <= n; i += 8) acc += std::uint64_t{load_be32(p + i)} + load_be32(p + i + 4);
-  for (; i + 1 < n; i += 2) acc += load_be16(p + i);
-  if (i < n) acc += std::uint32_t{p[i]} << 8;
+  std::size_t n = data.size();
+  std::uint64_t a0 = 0, a1 = 0, wraps = 0;
+  for (; n >= 32; p += 32, n -= 32) {
+    std::uint64_t w[4];
+    std::memcpy(w, p, sizeof w);
+    a0 += w[0];
+    wraps += a0 < w[0];
+    a1 += w[1];
+    wraps += a1 < w[1];
+    a0 += w[2];
+    wraps += a0 < w[2];
+    a1 += w[3];
+    wraps += a1 < w[3];
+  }
+  for (; n >= 8; p += 8, n -= 8) {
+    std::uint64_t w;
+    std::memcpy(&w, p, sizeof w);
+    a0 += w;
+    wraps += a0 < w;
+  }
+  std::uint64_t tail = 0;
+  if (n >= 4) {
+    std::uint32_t w;
+    std::memcpy(&w, p, sizeof w);
+    tail += w;
+    p += 4;
+    n -= 4;
+  }
+  if (n >= 2) {
+    std::uint16_t w;
+    std::memcpy(&w, p, sizeof w);
+    tail += w;
+    p += 2;
+    n -= 2;
+  }
+  // An odd last octet is the high-order octet of a word padded with zero.
+  if (n == 1) tail += std::endian::native == std::endian::little ? std::uint64_t{p[0]} : std::uint64_t{p[0]} << 8;
+  std::uint64_t acc = (a0 & 0xFFFFFFFFu) + (a0 >> 32) + (a1 & 0xFFFFFFFFu) + (a1 >> 32) + wraps + tail;
+  while (acc >> 16) acc = (acc & 0xFFFF) + (acc >> 16);
+  if constexpr (std::endian::native == std::endian::little) acc = ((acc & 0xFF) << 8) | (acc >> 8);
+  acc += sum;
   while (acc >> 32) acc = (acc & 0xFFFFFFFFu) + (acc >> 32);
   return static_cast<std::uint32_t>(acc);
 }

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <random>
 #include <vector>
 
 #include "layersec/base/hex.h"
@@ -70,6 +72,52 @@ TEST(ChecksumTest, Rfc1071AndKnownHeader) {
   EXPECT_EQ(internet_checksum(hex("0001f203f4f5f6f7")), static_cast<std::uint16_t>(~0xddf2));
   // Odd length pads with a zero byte.
   EXPECT_EQ(internet_checksum(hex("01")), static_cast<std::uint16_t>(~0x0100));
+}
+
+// RFC 1071 §4.1 word by word, the way the checksum was computed before the
+// native-word sum: the reference the fast one must agree with.
+std::uint16_t reference_checksum(ByteSpan data, std::uint32_t partial) {
+  std::uint64_t acc = partial;
+  std::size_t i = 0;
+  for (; i + 1 < data.size(); i += 2) acc += std::uint32_t{data[i]} << 8 | data[i + 1];
+  if (i < data.size()) acc += std::uint32_t{data[i]} << 8;
+  while (acc >> 16) acc = (acc & 0xFFFF) + (acc >> 16);
+  return static_cast<std::uint16_t>(~acc);
+}
+
+TEST(ChecksumTest, AgreesWithWordByWordSumOnRandomBuffers) {
+  std::mt19937_64 rng(0x1071);  // fixed seed: the same buffers every run
+  std::vector<std::uint8_t> buf(9000 + 8);
+  for (auto& b : buf) b = static_cast<std::uint8_t>(rng());
+  const std::uint32_t partials[] = {0, 1, 0xFFFF, 0x10000, 0xFFFFFFFFu};
+  int checked = 0;
+  for (int t = 0; t < 4000; ++t) {
+    const std::size_t offset = rng() % 8;
+    const std::size_t len = t < 200 ? static_cast<std::size_t>(t) : rng() % 9001;  // 0..199, then any
+    const std::uint32_t partial = t % 2 == 0 ? partials[(t / 2) % 5] : static_cast<std::uint32_t>(rng());
+    std::uint8_t* p = buf.data() + offset;
+    // Every fifth buffer all ones or all zeros: the sums at the fold edges.
+    if (t % 5 == 1) std::memset(p, 0xFF, len);
+    if (t % 5 == 3) std::memset(p, 0x00, len);
+    const ByteSpan data(p, len);
+    ASSERT_EQ(internet_checksum(data, partial), reference_checksum(data, partial))
+        << "length " << len << " offset " << offset << " partial " << partial;
+    ++checked;
+    if (t % 5 == 1 || t % 5 == 3) {
+      for (std::size_t i = 0; i < len; ++i) p[i] = static_cast<std::uint8_t>(rng());
+    }
+  }
+  EXPECT_EQ(checked, 4000);
+  // A buffer with its own checksum stored sums to zero, at every length.
+  for (std::size_t len = 2; len <= 64; len += 2) {
+    std::vector<std::uint8_t> d(len);
+    for (auto& b : d) b = static_cast<std::uint8_t>(rng());
+    d[0] = d[1] = 0;
+    const std::uint16_t c = internet_checksum(d);
+    d[0] = static_cast<std::uint8_t>(c >> 8);
+    d[1] = static_cast<std::uint8_t>(c);
+    EXPECT_EQ(internet_checksum(d), 0) << len;
+  }
 }
 
 TEST(FrameTest, MatchesIndependentImplementation) {

@@ -19,6 +19,7 @@
 #include "layersec/net/netns.h"
 #include "layersec/net/packet_socket.h"
 #include "layersec/net/pcap.h"
+#include "layersec/net/socket_filter.h"
 #include "layersec/net/tap.h"
 #include "layersec/net/udp_socket.h"
 
@@ -395,13 +396,19 @@ namespace {
 // on its own (counted, the rest still go out); recvmmsg fills the slots in
 // wire order, restores an offloaded VLAN tag and flags a frame too long for
 // its slot instead of delivering part of it.
-TEST(NetnsTest, PacketSocketBatchesKeepOrderAndFlagWhatTheyCannotDeliver) {
-  REQUIRE_NETNS();
-  auto t = NetnsTopology::pair("lsnb");
+// With a receive ring (ring == true) the same frames come out of the ring
+// slots: same order, same tag restore, the long one kTruncated.
+void check_batches(const std::string& prefix, bool ring) {
+  auto t = NetnsTopology::pair(prefix);
   const NetnsNode& a = t.node(0);
   const NetnsNode& b = t.node(1);
   PacketSocket pa = open_in(a, kEtherTypeAll);
   PacketSocket pb = open_in(b, kEtherTypeAll);
+  if (ring) {
+    ASSERT_TRUE(pb.enable_rx_ring(16, 200).ok()) << errno_text(pb.last_errno());
+    ASSERT_TRUE(pb.rx_ring());
+    EXPECT_FALSE(pb.enable_rx_ring(16, 200).ok());  // one ring per socket
+  }
   PacketTxBatch tx(8, 400);
   const auto add = [&](const Bytes& f) {
     auto slot = tx.next_slot();
@@ -457,6 +464,111 @@ TEST(NetnsTest, PacketSocketBatchesKeepOrderAndFlagWhatTheyCannotDeliver) {
       EXPECT_EQ(to_hex(got[i]), to_hex(sent[i])) << i;
     }
   }
+  pb.release(rx);
+  EXPECT_EQ(pb.take_rx_ring_drops(), 0u);
+}
+
+TEST(NetnsTest, PacketSocketBatchesKeepOrderAndFlagWhatTheyCannotDeliver) {
+  REQUIRE_NETNS();
+  check_batches("lsnb", /*ring=*/false);
+}
+
+TEST(NetnsTest, PacketSocketRxRingKeepsOrderAndFlagsWhatItCannotDeliver) {
+  REQUIRE_NETNS();
+  check_batches("lsnr", /*ring=*/true);
+}
+
+// The receive ring under the lower link's socket filter and when it is
+// full: a frame the filter keeps only the head of arrives as that head (as
+// recvmmsg gives it); frames arriving while every slot is held are dropped
+// by the kernel and counted, the ones delivered stay in wire order, and the
+// ring runs again once its slots are given back.
+TEST(NetnsTest, PacketSocketRxRingFilterHeadsAndFullRingDropsCounted) {
+  REQUIRE_NETNS();
+  constexpr std::uint16_t kOtherType = 0x88B6;  // IEEE 802 local experimental 2
+  auto t = NetnsTopology::pair("lsnf");
+  const NetnsNode& a = t.node(0);
+  const NetnsNode& b = t.node(1);
+  PacketSocket pa = open_in(a, kEtherTypeAll);
+  PacketSocket pb = open_in(b, kEtherTypeAll);
+  LowerLinkFilterSpec spec;
+  spec.unicast = b.mac;
+  spec.full_types = {kEtherTypeLocalExperimental1};
+  ASSERT_TRUE(pb.attach_filter(lower_link_filter(spec)).ok());
+  ASSERT_TRUE(pb.enable_rx_ring(1, 400).ok()) << errno_text(pb.last_errno());
+  const std::size_t slots = pb.rx_ring_slots();
+  ASSERT_GE(slots, 1u);
+
+  // One frame of another EtherType: only its first 22 octets come up.
+  const Bytes other = test_frame(b.mac, a.mac, kOtherType, std::string(100, 'x'));
+  ASSERT_TRUE(pa.send(other).ok());
+  PacketRxBatch rx(32, 400);
+  std::optional<Bytes> head;
+  while (!head && readable(pb.fd())) {
+    auto n = pb.receive(rx);
+    if (!n.ok()) continue;
+    for (std::size_t i = 0; i < *n; ++i) {
+      const auto f = rx.frame(i);
+      if (rx.status(i) == PacketRxBatch::Status::kOk && f.size() >= 14 &&
+          load_be16(f.data() + 12) == kOtherType) {
+        head = Bytes(f.begin(), f.end());
+      }
+    }
+  }
+  pb.release(rx);
+  ASSERT_TRUE(head.has_value());
+  EXPECT_EQ(to_hex(*head), to_hex(ByteSpan(other.data(), kFilterHeaderOctets)));
+
+  // More frames than slots while nothing is read: the surplus is dropped.
+  const std::size_t total = slots + 40;
+  std::size_t sent = 0;
+  PacketTxBatch tx(32, 100);
+  for (std::size_t i = 0; i < total; ++i) {
+    const Bytes f = test_frame(b.mac, a.mac, kEtherTypeLocalExperimental1, "ring " + std::to_string(i));
+    auto slot = tx.next_slot();
+    std::copy(f.begin(), f.end(), slot.begin());
+    tx.commit(f.size());
+    if (tx.full() || i + 1 == total) sent += pa.send(tx).sent;
+  }
+  ASSERT_EQ(sent, total);
+  // Let the veth deliver everything before reading (poll sees the first frame).
+  ASSERT_TRUE(readable(pb.fd()));
+  ::usleep(200'000);
+  std::vector<long> order;
+  const auto drain = [&] {
+    // Everything sent has arrived by now: a short wait ends the drain.
+    pollfd p{pb.fd(), POLLIN, 0};
+    while (::poll(&p, 1, 500) == 1) {
+      auto n = pb.receive(rx);
+      if (!n.ok()) break;
+      for (std::size_t i = 0; i < *n; ++i) {
+        const auto f = rx.frame(i);
+        if (rx.status(i) != PacketRxBatch::Status::kOk || f.size() < 20 ||
+            load_be16(f.data() + 12) != kEtherTypeLocalExperimental1) {
+          continue;
+        }
+        const std::string body(f.begin() + 14, f.end());
+        order.push_back(std::stol(body.substr(5)));
+      }
+      pb.release(rx);
+    }
+  };
+  drain();
+  EXPECT_LE(order.size(), slots);
+  EXPECT_LT(order.size(), total);
+  for (std::size_t i = 1; i < order.size(); ++i) EXPECT_LT(order[i - 1], order[i]);
+  // The next frame carries the kernel's loss flag: the drops are read then.
+  const Bytes after = test_frame(b.mac, a.mac, kEtherTypeLocalExperimental1, "ring 100000");
+  ASSERT_TRUE(pa.send(after).ok());
+  drain();
+  ASSERT_FALSE(order.empty());
+  EXPECT_EQ(order.back(), 100000);
+  const std::uint64_t drops = pb.take_rx_ring_drops();
+  EXPECT_GE(drops, 1u);
+  // Every test frame was delivered or counted (other traffic on the veth,
+  // e.g. IPv6 neighbour discovery, may take slots and be dropped too).
+  EXPECT_GE(order.size() + drops, total + 1);
+  EXPECT_EQ(pb.take_rx_ring_drops(), 0u);
 }
 
 }  // namespace

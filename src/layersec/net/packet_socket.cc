@@ -8,6 +8,7 @@
 #include <net/ethernet.h>
 #include <net/if.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -16,6 +17,45 @@
 #include <cstring>
 
 namespace layersec::net {
+
+// The mapped TPACKET_V2 receive ring: frame_nr slots of frame_size octets,
+// frames_per_block to a block of block_size (the kernel's layout). Each slot
+// starts with a tpacket2_hdr whose tp_status says who owns it: the kernel
+// (TP_STATUS_KERNEL) or us (TP_STATUS_USER, a frame is waiting).
+struct PacketRxRing {
+  std::uint8_t* map = nullptr;
+  std::size_t map_size = 0;
+  std::size_t block_size = 0;
+  std::size_t frame_size = 0;
+  std::size_t frames_per_block = 0;
+  std::size_t frame_nr = 0;
+  std::size_t frame_capacity = 0;  // what a PacketRxBatch slot would hold
+  std::size_t head = 0;            // the next slot to look at
+  std::size_t held = 0;            // slots handed out, not yet given back (they end at head)
+  std::uint64_t drops = 0;         // PACKET_STATISTICS tp_drops seen so far (not yet taken)
+
+  PacketRxRing() = default;
+  PacketRxRing(const PacketRxRing&) = delete;
+  PacketRxRing& operator=(const PacketRxRing&) = delete;
+  ~PacketRxRing() {
+    if (map != nullptr) ::munmap(map, map_size);
+  }
+  [[nodiscard]] std::uint8_t* slot(std::size_t i) const {
+    return map + (i / frames_per_block) * block_size + (i % frames_per_block) * frame_size;
+  }
+  [[nodiscard]] tpacket2_hdr* header(std::size_t i) const { return reinterpret_cast<tpacket2_hdr*>(slot(i)); }
+  // Gives the held slots back to the kernel, oldest first.
+  void release() {
+    std::size_t i = (head + frame_nr - held) % frame_nr;
+    for (; held > 0; --held, i = (i + 1) % frame_nr) {
+      __atomic_store_n(&header(i)->tp_status, TP_STATUS_KERNEL, __ATOMIC_RELEASE);
+    }
+  }
+};
+
+PacketSocket::PacketSocket(PacketSocket&&) noexcept = default;
+PacketSocket& PacketSocket::operator=(PacketSocket&&) noexcept = default;
+PacketSocket::~PacketSocket() = default;  // unmaps the ring, then closes the socket
 
 Result<PacketSocket, IoError> PacketSocket::open(const std::string& interface, std::uint16_t ether_type,
                                                  bool nonblocking, int* error_number) {
@@ -165,10 +205,13 @@ struct PacketBatchStorage {
 PacketRxBatch::PacketRxBatch(std::size_t capacity, std::size_t frame_capacity)
     : frame_capacity_(std::max(frame_capacity, kEthernetHeaderSize + kVlanTagSize)),
       buffers_(capacity * frame_capacity_),
+      data_(capacity),
       sizes_(capacity),
       rx_ns_(capacity),
       status_(capacity),
-      storage_(std::make_unique<PacketBatchStorage>(capacity)) {}
+      storage_(std::make_unique<PacketBatchStorage>(capacity)) {
+  for (std::size_t i = 0; i < capacity; ++i) data_[i] = buffers_.data() + i * frame_capacity_;
+}
 PacketRxBatch::~PacketRxBatch() = default;
 PacketRxBatch::PacketRxBatch(PacketRxBatch&&) noexcept = default;
 PacketRxBatch& PacketRxBatch::operator=(PacketRxBatch&&) noexcept = default;
@@ -234,9 +277,141 @@ BatchSendResult PacketSocket::send(PacketTxBatch& batch) {
   return r;
 }
 
+Status<IoError> PacketSocket::enable_rx_ring(std::size_t frames, std::size_t frame_capacity) {
+  if (!fd_.valid()) return Err(IoError::kClosed);
+  if (rx_ring_ || frames == 0 || frames > 65536 || frame_capacity < kEthernetHeaderSize + kVlanTagSize ||
+      frame_capacity > 65536) {
+    return Err(IoError::kBadArgument);
+  }
+  const int fd = fd_.get();
+  const int v2 = TPACKET_V2;
+  if (::setsockopt(fd, SOL_PACKET, PACKET_VERSION, &v2, sizeof v2) != 0) {
+    errno_ = errno;
+    return Err(IoError::kSystem);
+  }
+  auto ring = std::make_unique<PacketRxRing>();
+  // The kernel puts the frame at tp_mac = TPACKET_ALIGN(TPACKET2_HDRLEN + 16)
+  // - 14 for an Ethernet link (af_packet.c tpacket_rcv); a slot holds that
+  // header room and frame_capacity octets, and a frame the slot cuts short
+  // arrives with tp_snaplen < tp_len (kTruncated below).
+  ring->frame_size = TPACKET_ALIGN(TPACKET_ALIGN(TPACKET2_HDRLEN + 16) + frame_capacity);
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  ring->block_size = std::size_t{1} << 16;
+  while (ring->block_size < ring->frame_size) ring->block_size <<= 1;
+  ring->block_size = (ring->block_size + page - 1) / page * page;
+  ring->frames_per_block = ring->block_size / ring->frame_size;
+  const std::size_t blocks = (frames + ring->frames_per_block - 1) / ring->frames_per_block;
+  ring->frame_nr = blocks * ring->frames_per_block;
+  ring->frame_capacity = frame_capacity;
+  tpacket_req req{};
+  req.tp_block_size = static_cast<unsigned>(ring->block_size);
+  req.tp_block_nr = static_cast<unsigned>(blocks);
+  req.tp_frame_size = static_cast<unsigned>(ring->frame_size);
+  req.tp_frame_nr = static_cast<unsigned>(ring->frame_nr);
+  auto undo = [&](bool ring_set) {
+    errno_ = errno;
+    if (ring_set) {
+      tpacket_req none{};
+      (void)::setsockopt(fd, SOL_PACKET, PACKET_RX_RING, &none, sizeof none);
+    }
+    const int v1 = TPACKET_V1;
+    (void)::setsockopt(fd, SOL_PACKET, PACKET_VERSION, &v1, sizeof v1);
+    return Err(IoError::kSystem);
+  };
+  if (::setsockopt(fd, SOL_PACKET, PACKET_RX_RING, &req, sizeof req) != 0) return undo(false);
+  ring->map_size = ring->block_size * blocks;
+  void* map = ::mmap(nullptr, ring->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (map == MAP_FAILED) return undo(true);
+  ring->map = static_cast<std::uint8_t*>(map);
+  rx_ring_ = std::move(ring);
+  return {};
+}
+
+void PacketSocket::release(PacketRxBatch& batch) {
+  if (!rx_ring_) return;
+  rx_ring_->release();
+  batch.count_ = 0;
+}
+
+std::size_t PacketSocket::rx_ring_slots() const { return rx_ring_ ? rx_ring_->frame_nr : 0; }
+
+std::uint64_t PacketSocket::take_rx_ring_drops() {
+  if (!rx_ring_) return 0;
+  const std::uint64_t d = rx_ring_->drops;
+  rx_ring_->drops = 0;
+  return d;
+}
+
+Result<std::size_t, IoError> PacketSocket::receive_ring(PacketRxBatch& batch) {
+  PacketRxRing& ring = *rx_ring_;
+  ring.release();  // the previous batch's slots (their frames are no longer used)
+  const std::size_t n = batch.capacity();
+  std::size_t k = 0;
+  while (k < n) {
+    tpacket2_hdr* h = ring.header(ring.head);
+    const std::uint32_t status = __atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE);
+    if ((status & TP_STATUS_USER) == 0) break;
+    ring.head = (ring.head + 1) % ring.frame_nr;
+    ++ring.held;
+    if ((status & TP_STATUS_LOSING) != 0) {
+      // The kernel dropped frames because no slot was free; reading the
+      // statistics clears its counter (and the flag on later frames).
+      tpacket_stats ts{};
+      socklen_t len = sizeof ts;
+      if (::getsockopt(fd_.get(), SOL_PACKET, PACKET_STATISTICS, &ts, &len) == 0) ring.drops += ts.tp_drops;
+    }
+    const std::size_t i = k++;
+    std::uint8_t* const slot = ring.slot(ring.head == 0 ? ring.frame_nr - 1 : ring.head - 1);
+    batch.sizes_[i] = 0;
+    batch.rx_ns_[i] = 0;
+    batch.data_[i] = batch.buffers_.data() + i * batch.frame_capacity_;
+    const auto* from = reinterpret_cast<const sockaddr_ll*>(slot + TPACKET_ALIGN(sizeof(tpacket2_hdr)));
+    if (from->sll_pkttype == PACKET_OUTGOING) {
+      batch.status_[i] = PacketRxBatch::Status::kSkipped;
+      continue;
+    }
+    // The header is the kernel's, but nothing is read outside the slot:
+    // tp_mac and tp_snaplen must describe octets inside it. tp_snaplen <
+    // tp_len is a frame the socket filter kept only the head of (delivered
+    // as that head, as recvmmsg does) or one its slot cut short (longer
+    // than frame_capacity - 4: kTruncated, as recvmmsg reports MSG_TRUNC).
+    const std::size_t mac = h->tp_mac;
+    std::size_t snap = h->tp_snaplen;
+    if (mac < TPACKET2_HDRLEN || mac > ring.frame_size || snap > ring.frame_size - mac ||
+        snap > ring.frame_capacity - kVlanTagSize) {
+      batch.status_[i] = PacketRxBatch::Status::kTruncated;
+      continue;
+    }
+    std::uint8_t* const buf = slot + mac;
+    const bool tagged = (status & TP_STATUS_VLAN_VALID) != 0 || h->tp_vlan_tci != 0;
+    if (tagged && snap >= 12) {
+      if (mac + snap + kVlanTagSize > ring.frame_size) {  // no room for the tag in this slot
+        batch.status_[i] = PacketRxBatch::Status::kTruncated;
+        continue;
+      }
+      // Put the offloaded tag back in front of the EtherType.
+      const std::uint16_t tpid = (status & TP_STATUS_VLAN_TPID_VALID) != 0 ? h->tp_vlan_tpid : kEtherTypeCTag;
+      std::memmove(buf + 16, buf + 12, snap - 12);
+      store_be16(buf + 12, tpid);
+      store_be16(buf + 14, h->tp_vlan_tci);
+      snap += kVlanTagSize;
+    }
+    if ((status & TP_STATUS_TS_SOFTWARE) != 0) {
+      batch.rx_ns_[i] = static_cast<std::int64_t>(h->tp_sec) * 1'000'000'000 + h->tp_nsec;
+    }
+    batch.status_[i] = PacketRxBatch::Status::kOk;
+    batch.data_[i] = buf;
+    batch.sizes_[i] = snap;
+  }
+  batch.count_ = k;
+  if (k == 0) return Err(IoError::kWouldBlock);
+  return k;
+}
+
 Result<std::size_t, IoError> PacketSocket::receive(PacketRxBatch& batch) {
   batch.count_ = 0;
   if (!fd_.valid()) return Err(IoError::kClosed);
+  if (rx_ring_) return receive_ring(batch);
   auto& st = *batch.storage_;
   const std::size_t n = batch.capacity();
   for (std::size_t i = 0; i < n; ++i) {
@@ -270,6 +445,7 @@ Result<std::size_t, IoError> PacketSocket::receive(PacketRxBatch& batch) {
       continue;
     }
     batch.status_[i] = PacketRxBatch::Status::kOk;
+    batch.data_[i] = batch.buffers_.data() + i * batch.frame_capacity_;
     batch.sizes_[i] = finish_frame(m, batch.buffers_.data() + i * batch.frame_capacity_, st.msgs[i].msg_len,
                                    &batch.rx_ns_[i]);
   }

@@ -27,15 +27,20 @@ namespace layersec::net {
 inline constexpr std::uint16_t kEtherTypeAll = 0x0003;
 
 struct PacketBatchStorage;  // the mmsghdr/iovec/control arrays (packet_socket.cc)
+struct PacketRxRing;        // the mapped TPACKET_V2 receive ring (packet_socket.cc)
 
-// Frames received by one PacketSocket::receive(PacketRxBatch&) (recvmmsg):
-// `capacity` slots of `frame_capacity` octets each, allocated once.
+// Frames received by one PacketSocket::receive(PacketRxBatch&): `capacity`
+// slots of `frame_capacity` octets each, allocated once (recvmmsg copies
+// into them). With a receive ring (PacketSocket::enable_rx_ring) frame(i)
+// is instead a view into the ring slot, which the socket gives back to the
+// kernel at the next receive() or release(): in both cases a frame is valid
+// (and may be changed in place) until then.
 class PacketRxBatch {
  public:
   enum class Status : std::uint8_t {
     kOk,         // frame(i) holds the frame (offloaded VLAN tag restored)
     kSkipped,    // another local socket's outgoing frame (PACKET_OUTGOING)
-    kTruncated,  // longer than frame_capacity - 4: not delivered
+    kTruncated,  // longer than frame_capacity - 4 (or its ring slot): not delivered
   };
   PacketRxBatch(std::size_t capacity, std::size_t frame_capacity);
   ~PacketRxBatch();
@@ -46,7 +51,7 @@ class PacketRxBatch {
   // Messages the last receive returned.
   [[nodiscard]] std::size_t size() const { return count_; }
   [[nodiscard]] Status status(std::size_t i) const { return status_[i]; }
-  [[nodiscard]] MutableByteSpan frame(std::size_t i) { return {buffers_.data() + i * frame_capacity_, sizes_[i]}; }
+  [[nodiscard]] MutableByteSpan frame(std::size_t i) { return {data_[i], sizes_[i]}; }
   // Software RX timestamp (CLOCK_REALTIME ns), 0 without one.
   [[nodiscard]] std::int64_t rx_realtime_ns(std::size_t i) const { return rx_ns_[i]; }
 
@@ -55,6 +60,7 @@ class PacketRxBatch {
   std::size_t frame_capacity_;
   std::size_t count_ = 0;
   std::vector<std::uint8_t> buffers_;
+  std::vector<std::uint8_t*> data_;  // where frame(i) starts: a buffer slot or a ring slot
   std::vector<std::size_t> sizes_;
   std::vector<std::int64_t> rx_ns_;
   std::vector<Status> status_;
@@ -99,8 +105,9 @@ class PacketSocket {
   // network namespace.
   static Result<PacketSocket, IoError> open(const std::string& interface, std::uint16_t ether_type,
                                             bool nonblocking = true, int* error_number = nullptr);
-  PacketSocket(PacketSocket&&) noexcept = default;
-  PacketSocket& operator=(PacketSocket&&) noexcept = default;
+  PacketSocket(PacketSocket&&) noexcept;
+  PacketSocket& operator=(PacketSocket&&) noexcept;
+  ~PacketSocket();
 
   [[nodiscard]] int fd() const { return fd_.get(); }
   [[nodiscard]] int interface_index() const { return ifindex_; }
@@ -123,9 +130,35 @@ class PacketSocket {
   // frame the kernel refuses is counted failed and skipped; the ones after
   // it are still sent, in order.
   BatchSendResult send(PacketTxBatch& batch);
-  // Receives up to batch.capacity() waiting frames at once (recvmmsg);
-  // kWouldBlock when none is waiting. Each slot says what it holds.
+  // Receives up to batch.capacity() waiting frames at once (recvmmsg, or
+  // from the receive ring without a system call); kWouldBlock when none is
+  // waiting. Each slot says what it holds.
   Result<std::size_t, IoError> receive(PacketRxBatch& batch);
+  // PACKET_MMAP receive ring (TPACKET_V2, PACKET_RX_RING) of at least
+  // `frames` slots, each holding a frame of up to `frame_capacity` - 4
+  // octets (4 more are kept for a VLAN tag put back from the slot header):
+  // the kernel copies each frame the socket filter accepts into the next
+  // free slot as it arrives, and receive(PacketRxBatch&) hands the ready
+  // slots over without a system call (poll() still signals them). Frames
+  // keep their order, the filter, the PACKET_OUTGOING skip and the VLAN tag
+  // restore of the recvmmsg path; a frame longer than its slot is reported
+  // kTruncated, never read beyond the slot. A frame arriving while every
+  // slot is in use is dropped by the kernel and counted (rx_ring_drops()).
+  // Call before traffic arrives (frames queued before are not read). Only
+  // receive(PacketRxBatch&) reads the ring: the single-frame receive()
+  // must not be used afterwards. Fails (the socket stays as it was) when the
+  // kernel refuses (e.g. no PACKET_MMAP): the recvmmsg path is the fallback.
+  Status<IoError> enable_rx_ring(std::size_t frames, std::size_t frame_capacity);
+  [[nodiscard]] bool rx_ring() const { return rx_ring_ != nullptr; }
+  // Slots of the receive ring (0 without one).
+  [[nodiscard]] std::size_t rx_ring_slots() const;
+  // Gives the ring slots of the last receive(batch) back to the kernel
+  // (frame(i) is invalid afterwards). Without a ring it does nothing.
+  void release(PacketRxBatch& batch);
+  // Frames the kernel dropped because the receive ring was full, as read
+  // (PACKET_STATISTICS) whenever a slot header flagged TP_STATUS_LOSING;
+  // returns the count since the last call.
+  [[nodiscard]] std::uint64_t take_rx_ring_drops();
   // Receives one frame into `buffer` (with any offloaded VLAN tag restored);
   // kWouldBlock when none is waiting, kTruncated when it did not fit.
   Result<std::size_t, IoError> receive(MutableByteSpan buffer);
@@ -144,10 +177,12 @@ class PacketSocket {
  private:
   PacketSocket() = default;
   Status<IoError> membership(int type, const MacAddress* mac, bool add);
+  Result<std::size_t, IoError> receive_ring(PacketRxBatch& batch);
   UniqueFd fd_;
   int ifindex_ = 0;
   MacAddress mac_;
   int errno_ = 0;
+  std::unique_ptr<PacketRxRing> rx_ring_;
 };
 
 }  // namespace layersec::net
