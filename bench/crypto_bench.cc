@@ -12,6 +12,7 @@
 #include <benchmark/benchmark.h>
 #include <openssl/evp.h>
 
+#include "bare_gcm_tag.h"
 #include "layersec/crypto/aead.h"
 #include "layersec/crypto/chaskey.h"
 #include "layersec/crypto/mac.h"
@@ -159,7 +160,7 @@ void bm_gcm_seal_bare(benchmark::State& state, std::size_t key_len) {
     EVP_CipherUpdate(g.ctx, nullptr, &outl, kAad.data(), static_cast<int>(kAad.size()));
     if (!m.empty()) EVP_CipherUpdate(g.ctx, m.data(), &outl, m.data(), static_cast<int>(m.size()));
     EVP_CipherFinal_ex(g.ctx, tag.data(), &outl);
-    EVP_CIPHER_CTX_ctrl(g.ctx, EVP_CTRL_GCM_GET_TAG, 16, tag.data());
+    layersec::benchrun::gcm_get_tag(g.ctx, tag.data(), 16);
     benchmark::DoNotOptimize(m.data());
   }
   state.SetBytesProcessed(state.iterations() * state.range(0));
@@ -176,14 +177,14 @@ void bm_gcm_open_bare(benchmark::State& state, std::size_t key_len) {
   EVP_CipherUpdate(enc.ctx, nullptr, &outl, kAad.data(), static_cast<int>(kAad.size()));
   EVP_CipherUpdate(enc.ctx, ct.data(), &outl, ct.data(), static_cast<int>(ct.size()));
   EVP_CipherFinal_ex(enc.ctx, tag.data(), &outl);
-  EVP_CIPHER_CTX_ctrl(enc.ctx, EVP_CTRL_GCM_GET_TAG, 16, tag.data());
+  layersec::benchrun::gcm_get_tag(enc.ctx, tag.data(), 16);
   auto buf = ct;
   for (auto _ : state) {
     std::copy(ct.begin(), ct.end(), buf.begin());
     EVP_CipherInit_ex(dec.ctx, nullptr, nullptr, nullptr, kIv.data(), 0);
     EVP_CipherUpdate(dec.ctx, nullptr, &outl, kAad.data(), static_cast<int>(kAad.size()));
     EVP_CipherUpdate(dec.ctx, buf.data(), &outl, buf.data(), static_cast<int>(buf.size()));
-    EVP_CIPHER_CTX_ctrl(dec.ctx, EVP_CTRL_GCM_SET_TAG, 16, tag.data());
+    layersec::benchrun::gcm_set_tag(dec.ctx, tag.data(), 16);
     std::uint8_t fin[16];
     if (EVP_CipherFinal_ex(dec.ctx, fin, &outl) != 1) state.SkipWithError("bare open failed");
     benchmark::DoNotOptimize(buf.data());
@@ -216,7 +217,7 @@ void bm_gmac_bare(benchmark::State& state, std::size_t key_len) {
     EVP_CipherInit_ex(g.ctx, nullptr, nullptr, nullptr, kIv.data(), 1);
     EVP_CipherUpdate(g.ctx, nullptr, &outl, m.data(), static_cast<int>(m.size()));
     EVP_CipherFinal_ex(g.ctx, tag.data(), &outl);
-    EVP_CIPHER_CTX_ctrl(g.ctx, EVP_CTRL_GCM_GET_TAG, 16, tag.data());
+    layersec::benchrun::gcm_get_tag(g.ctx, tag.data(), 16);
     benchmark::DoNotOptimize(tag.data());
   }
   state.SetBytesProcessed(state.iterations() * state.range(0));

@@ -39,6 +39,7 @@
 #include <benchmark/benchmark.h>
 #include <openssl/evp.h>
 
+#include "bare_gcm_tag.h"
 #include "layersec/macsec/secy.h"
 
 namespace {
@@ -154,7 +155,7 @@ void bm_protect_bare(benchmark::State& state, macsec::CipherSuite s) {
     EVP_CipherUpdate(g.ctx, nullptr, &outl, out.data(), 28);
     EVP_CipherUpdate(g.ctx, out.data() + 28, &outl, frame.data() + 12, static_cast<int>(msdu));
     EVP_CipherFinal_ex(g.ctx, out.data() + 28 + msdu, &outl);
-    EVP_CIPHER_CTX_ctrl(g.ctx, EVP_CTRL_GCM_GET_TAG, 16, out.data() + 28 + msdu);
+    layersec::benchrun::gcm_get_tag(g.ctx, out.data() + 28 + msdu, 16);
     benchmark::DoNotOptimize(out.data());
     return true;
   });
@@ -217,14 +218,14 @@ void bm_validate_bare(benchmark::State& state, macsec::CipherSuite s) {
   EVP_CipherUpdate(enc.ctx, nullptr, &outl, secure.data(), 28);
   EVP_CipherUpdate(enc.ctx, secure.data() + 28, &outl, frame.data() + 12, static_cast<int>(msdu));
   EVP_CipherFinal_ex(enc.ctx, secure.data() + 28 + msdu, &outl);
-  EVP_CIPHER_CTX_ctrl(enc.ctx, EVP_CTRL_GCM_GET_TAG, 16, secure.data() + 28 + msdu);
+  layersec::benchrun::gcm_get_tag(enc.ctx, secure.data() + 28 + msdu, 16);
   std::vector<std::uint8_t> work(secure.size());
   timed_batches(state, [&] {
     std::memcpy(work.data(), secure.data(), secure.size());
     EVP_CipherInit_ex(dec.ctx, nullptr, nullptr, nullptr, iv.data(), 0);
     EVP_CipherUpdate(dec.ctx, nullptr, &outl, work.data(), 28);
     EVP_CipherUpdate(dec.ctx, work.data() + 28, &outl, work.data() + 28, static_cast<int>(msdu));
-    EVP_CIPHER_CTX_ctrl(dec.ctx, EVP_CTRL_GCM_SET_TAG, 16, work.data() + 28 + msdu);
+    layersec::benchrun::gcm_set_tag(dec.ctx, work.data() + 28 + msdu, 16);
     const bool ok = EVP_CipherFinal_ex(dec.ctx, work.data() + 28 + msdu, &outl) == 1;
     benchmark::DoNotOptimize(work.data());
     return ok;

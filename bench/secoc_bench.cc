@@ -16,6 +16,7 @@
 #include <benchmark/benchmark.h>
 #include <openssl/evp.h>
 
+#include "bare_gcm_tag.h"
 #include "bare_mac.h"
 #include "layersec/secoc/engine.h"
 #include "layersec/secoc/simulation.h"
@@ -146,14 +147,14 @@ struct BareGcm {
     EVP_EncryptUpdate(enc, nullptr, &outl, aad.data(), static_cast<int>(aad.size()));
     EVP_EncryptUpdate(enc, data.data(), &outl, data.data(), static_cast<int>(data.size()));
     EVP_EncryptFinal_ex(enc, data.data() + outl, &outl);
-    EVP_CIPHER_CTX_ctrl(enc, EVP_CTRL_GCM_GET_TAG, 16, tag);
+    layersec::benchrun::gcm_get_tag(enc, tag, 16);
   }
   bool open(const std::uint8_t* iv, ByteSpan aad, std::vector<std::uint8_t>& data, std::uint8_t* tag) {
     int outl = 0;
     EVP_DecryptInit_ex(dec, nullptr, nullptr, nullptr, iv);
     EVP_DecryptUpdate(dec, nullptr, &outl, aad.data(), static_cast<int>(aad.size()));
     EVP_DecryptUpdate(dec, data.data(), &outl, data.data(), static_cast<int>(data.size()));
-    EVP_CIPHER_CTX_ctrl(dec, EVP_CTRL_GCM_SET_TAG, 16, tag);
+    layersec::benchrun::gcm_set_tag(dec, tag, 16);
     return EVP_DecryptFinal_ex(dec, data.data() + outl, &outl) == 1;
   }
 };
