@@ -8,7 +8,7 @@ packages=(
   libssl-dev libntru-0.5-dev nlohmann-json3-dev libcli11-dev libpcap-dev
   libgtest-dev libgmock-dev libbenchmark-dev libnl-3-dev libnl-genl-3-dev libnl-route-3-dev
   python3 python3-scapy tshark gnuplot-nox iproute2 iperf3 valgrind
-  linuxptp wpasupplicant libpugixml-dev python3-canmatrix chromium
+  linuxptp wpasupplicant libpugixml-dev python3-canmatrix python3-lxml chromium
 )
 
 missing=()
