@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -47,6 +48,8 @@ struct Chain {
   std::unique_ptr<PtpPort> gm, slave;
   std::unique_ptr<PtpRelay> relay;
   std::int64_t residence_ns = 20'000;  // the relay's TX timestamps come this late
+  std::function<void(std::vector<std::uint8_t>&)> rewrite_gm;  // applied to every GM frame
+  std::vector<Message> relay_port1_out;                         // what the relay sent toward the slave
 
   std::int64_t local(int node, std::int64_t global) const { return global + origin[static_cast<std::size_t>(node)]; }
   FrameSink sink(int node, std::size_t port) {
@@ -67,7 +70,12 @@ struct Chain {
         delay = wire_ns[port];
         stamp = now + residence_ns;  // the relay's frames leave later than they are made
       }
-      in_flight.push_back({stamp + delay, to, to_port, std::vector<std::uint8_t>(f.begin(), f.end())});
+      std::vector<std::uint8_t> bytes(f.begin(), f.end());
+      if (node == 0 && rewrite_gm) rewrite_gm(bytes);
+      if (node == 1 && port == 1) {
+        if (auto m = parse_message(ByteSpan(bytes.data() + 14, bytes.size() - 14))) relay_port1_out.push_back(*m);
+      }
+      in_flight.push_back({stamp + delay, to, to_port, std::move(bytes)});
       SendOutcome r;
       r.sent = true;
       if (event) r.tx_raw_ns = local(node, stamp);
@@ -162,6 +170,36 @@ TEST(PtpRelay, GptpChainSynchronisesThroughTheRelayByBmca) {
   c.run_until(c.now + 30'000'000'000LL);
   expect_synchronised_through_relay(c);
   EXPECT_EQ(c.slave->system().grandmaster_identity(), clock_identity_from_mac(kMacGm));
+}
+
+TEST(PtpRelay, GptpRelayPassesTheGmTimePropertiesOn) {
+  // A GM announcing UTC offset 37 s as valid (as ptp4l does): the relay's
+  // Announce must carry the same, or a PTP-timescale slave behind it (ptp4l)
+  // applies a different UTC offset than the GM meant.
+  Chain c;
+  c.build(Profile::kGptp, Role::kGm, Role::kAuto, Role::kAuto);
+  c.rewrite_gm = [](std::vector<std::uint8_t>& f) {
+    auto m = parse_message(ByteSpan(f.data() + 14, f.size() - 14));
+    if (!m || m->header.type != MessageType::kAnnounce) return;
+    m->header.flags = kFlagPtpTimescale | kFlagUtcOffsetValid | kFlagTimeTraceable;
+    m->announce.current_utc_offset = 37;
+    m->announce.time_source = 0x20;
+    std::array<std::uint8_t, kMaxFrameSize> buf{};
+    const std::size_t n = encode_frame(*m, kMacGm, buf);
+    f.assign(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(n));
+  };
+  c.run_until(c.now + 10'000'000'000LL);
+  std::size_t announces = 0;
+  for (const Message& m : c.relay_port1_out) {
+    if (m.header.type != MessageType::kAnnounce) continue;
+    ++announces;
+    EXPECT_EQ(m.header.flags, kFlagPtpTimescale | kFlagUtcOffsetValid | kFlagTimeTraceable);
+    EXPECT_EQ(m.announce.current_utc_offset, 37);
+    EXPECT_EQ(m.announce.time_source, 0x20);
+    EXPECT_EQ(m.announce.grandmaster_identity, clock_identity_from_mac(kMacGm));
+  }
+  EXPECT_GT(announces, 3u);
+  EXPECT_STREQ(c.slave->system().state(), "slave");
 }
 
 Message sync_from(std::uint64_t clock, std::uint16_t seq) {
