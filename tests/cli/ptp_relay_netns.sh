@@ -27,6 +27,7 @@
 #      announce_disabled, second_gm), never forwarded (the relay forwarded no
 #      more Syncs than it accepted from the GM, and the slave's true error
 #      stays within the bound).
+#   Also: the relay's option refusals (exit 2, naming the option).
 # No host clock is adjusted. Root only; exits 77 with the reason when root,
 # ip or /usr/bin/python3 is missing.
 # Usage: bash tests/cli/ptp_relay_netns.sh /path/to/layersec
@@ -54,6 +55,23 @@ netns_veth "$nsr" "$ifr1" 02:00:00:5e:00:11 "$nss" "$ifs" "$slave_mac"
 # EUI-64 clock identities of the MACs (as layersec derives them).
 gm_id=020000fffe5e0001; relay_id=020000fffe5e0010
 common=(--json --neighbor-prop-delay-thresh 100000)
+
+# Refusals (exit 2, message naming the option), before any socket opens.
+refused() {  # OPTION ARGS...
+  local opt="$1" rc=0
+  shift
+  ip netns exec "$nsr" "$layersec" ptp "$@" --duration 1 > "$work/refused.out" 2> "$work/refused.err" || rc=$?
+  [[ $rc == 2 ]] || fail "ptp $* exited with $rc, not 2"
+  grep -q -- "$opt" "$work/refused.err" || fail "ptp $*: the message does not name $opt: $(cat "$work/refused.err")"
+}
+refused --iface --iface "$ifr0" --iface "$ifr0"
+refused --iface --iface "$ifr0" --iface "nosuch$id"
+refused --iface --iface "$ifr0" --iface "$ifr1" --iface lo --iface a3 --iface a4 --iface a5 --iface a6 --iface a7 --iface a8
+refused --role --iface "$ifr0" --iface "$ifr1" --profile automotive --role gm
+refused --role --iface "$ifr0" --iface "$ifr1" --profile automotive --role auto
+refused --role --iface "$ifr0" --iface "$ifr1" --profile gptp --role slave
+refused --role --iface "$ifr0" --role relay
+echo "refusals (same interface twice, unknown interface, 9 interfaces, --role for a relay): exit 2, option named"
 
 stop_all() {
   local p
