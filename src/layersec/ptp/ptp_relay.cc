@@ -19,7 +19,14 @@ SystemConfig relay_config(SystemConfig c, const std::vector<std::array<std::uint
   if (sink_count != macs.size()) throw ConfigError("a relay needs one frame sink per port");
   c.port_count = macs.size();
   if (c.clock_identity == 0) c.clock_identity = clock_identity_from_mac(macs[0]);
-  if (c.role == Role::kGm) c.initial_offset_ns = realtime_minus_raw_ns();  // as PtpPort
+  // A GM's clock starts at the host's time of day (as PtpPort). So does a
+  // relay's under gptp: until it hears the GM's Announce (its port toward
+  // the GM is not asCapable for the first peer-delay exchanges) the BMCA
+  // makes it GM, and a slave behind it that took the raw time line from it
+  // would later see the real GM's time ~10^18 ns away, beyond what its
+  // servo steps once its first step is spent (measured: stuck at the
+  // frequency limit, scripts/ptp_relay_measure.sh, 2026-12-06).
+  if (c.role == Role::kGm || c.profile == Profile::kGptp) c.initial_offset_ns = realtime_minus_raw_ns();
   return c;
 }
 
