@@ -50,7 +50,7 @@ PtpRelay::PtpRelay(SystemConfig config, const std::vector<std::array<std::uint8_
   st_.ports.resize(macs.size());
 }
 
-void PtpRelay::flush(const std::optional<std::int64_t>& upstream_rx) {
+void PtpRelay::flush(const std::optional<Upstream>& upstream) {
   std::array<std::uint8_t, kMaxFrameSize> frame{};
   while (!sys_.output().empty()) {
     const std::vector<Transmit> out = sys_.output();
@@ -67,7 +67,7 @@ void PtpRelay::flush(const std::optional<std::int64_t>& upstream_rx) {
       ++ps.frames_out;
       // A Sync emitted while a Follow_Up is being received carries the
       // upstream Sync on (the core sends its own Syncs only from on_timer).
-      const bool forwarded = upstream_rx && t.message.header.type == MessageType::kSync;
+      const bool forwarded = upstream && t.message.header.type == MessageType::kSync;
       if (forwarded) ++ps.syncs_forwarded;
       if (!t.event) continue;
       if (!r.tx_raw_ns) {
@@ -75,7 +75,8 @@ void PtpRelay::flush(const std::optional<std::int64_t>& upstream_rx) {
         continue;
       }
       if (forwarded) {
-        residence_.push_back(static_cast<double>(*r.tx_raw_ns - *upstream_rx));
+        residence_.push_back(static_cast<double>(*r.tx_raw_ns - upstream->sync_rx));
+        after_follow_up_.push_back(static_cast<double>(*r.tx_raw_ns - upstream->follow_up_rx));
         ++st_.residence_samples;
       }
       sys_.tx_timestamp(t.port, t.message.header.type, t.message.header.sequence_id, TimePoint::from_ns(*r.tx_raw_ns));
@@ -96,7 +97,7 @@ void PtpRelay::receive(std::size_t port, ByteSpan frame, std::int64_t rx_raw_ns)
   // The residence time needs the upstream Sync's RX time: remember each
   // Sync's (sequence id, RX time); its Follow_Up names the same sequence id.
   // A Sync the core refused (counted as a drop) is not remembered.
-  std::optional<std::int64_t> upstream_rx;
+  std::optional<Upstream> upstream;
   bool is_sync = false;
   std::uint16_t seq = 0;
   LastSync& last = last_sync_[port];
@@ -104,7 +105,7 @@ void PtpRelay::receive(std::size_t port, ByteSpan frame, std::int64_t rx_raw_ns)
     const auto type = static_cast<MessageType>((*body)[0] & 0x0F);
     seq = load_be16(body->data() + 30);
     is_sync = type == MessageType::kSync;
-    if (type == MessageType::kFollowUp && last.valid && last.seq == seq) upstream_rx = last.rx;
+    if (type == MessageType::kFollowUp && last.valid && last.seq == seq) upstream = Upstream{last.rx, rx_raw_ns};
   }
   const std::uint64_t drops_before = sys_.counters(port).drops.total();
   sys_.receive(port, *body, TimePoint::from_ns(rx_raw_ns));
@@ -117,7 +118,7 @@ void PtpRelay::receive(std::size_t port, ByteSpan frame, std::int64_t rx_raw_ns)
     max_abs_ = std::max(max_abs_, std::fabs(x));
     if (sys_.status().servo == ServoState::kJump) ++st_.clock_steps;
   }
-  flush(upstream_rx);
+  flush(upstream);
 }
 
 void PtpRelay::on_timer(std::int64_t now_raw_ns) {
@@ -135,7 +136,11 @@ void PtpRelay::close_window() {
   st_.window_residence_samples = residence_.size();
   st_.window_residence_max_ns = residence_.empty() ? 0.0 : *std::max_element(residence_.begin(), residence_.end());
   st_.window_residence_p50_ns = residence_.empty() ? 0.0 : median(residence_);
+  st_.window_after_follow_up_max_ns =
+      after_follow_up_.empty() ? 0.0 : *std::max_element(after_follow_up_.begin(), after_follow_up_.end());
+  st_.window_after_follow_up_p50_ns = after_follow_up_.empty() ? 0.0 : median(after_follow_up_);
   residence_.clear();
+  after_follow_up_.clear();
 }
 
 RunnerStats PtpRelay::totals() const {
@@ -179,7 +184,11 @@ nlohmann::json relay_status_json(const PtpRelay& relay, const std::vector<std::s
   j["ports"] = std::move(ports);
   j["residence_ns"] = json{{"syncs", st.window_residence_samples},
                            {"p50", st.window_residence_samples > 0 ? json(st.window_residence_p50_ns) : json(nullptr)},
-                           {"max", st.window_residence_samples > 0 ? json(st.window_residence_max_ns) : json(nullptr)}};
+                           {"max", st.window_residence_samples > 0 ? json(st.window_residence_max_ns) : json(nullptr)},
+                           {"after_follow_up_p50",
+                            st.window_residence_samples > 0 ? json(st.window_after_follow_up_p50_ns) : json(nullptr)},
+                           {"after_follow_up_max",
+                            st.window_residence_samples > 0 ? json(st.window_after_follow_up_max_ns) : json(nullptr)}};
   return j;
 }
 

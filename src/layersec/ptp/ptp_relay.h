@@ -20,7 +20,9 @@
 //                   plus "ports" (per port: name, role, path_delay_ns,
 //                   neighbor_rate_ratio, as_capable, syncs_received,
 //                   syncs_forwarded, frames, drops by reason) and
-//                   "residence_ns" over the second (syncs, p50, max).
+//                   "residence_ns" over the second (syncs, p50, max, and
+//                   after_follow_up_p50/max: the part after the upstream
+//                   Follow_Up's receipt).
 #pragma once
 
 #include <array>
@@ -56,6 +58,9 @@ struct RelayStats {
   // Residence times (ns) of the Syncs forwarded during the last second.
   std::uint64_t window_residence_samples = 0;
   double window_residence_p50_ns = 0, window_residence_max_ns = 0;
+  // The part of it after the upstream Follow_Up arrived (the core forwards
+  // a Sync when its Follow_Up is in): forwarded Sync's TX − Follow_Up's RX.
+  double window_after_follow_up_p50_ns = 0, window_after_follow_up_max_ns = 0;
   std::uint64_t residence_samples = 0;  // since start
 };
 
@@ -88,7 +93,10 @@ class PtpRelay {
     std::uint16_t seq = 0;
     std::int64_t rx = 0;
   };
-  void flush(const std::optional<std::int64_t>& upstream_rx);
+  struct Upstream {
+    std::int64_t sync_rx = 0, follow_up_rx = 0;
+  };
+  void flush(const std::optional<Upstream>& upstream);
   TimeAwareSystem sys_;
   std::vector<std::array<std::uint8_t, 6>> macs_;
   std::vector<FrameSink> sinks_;
@@ -96,7 +104,7 @@ class PtpRelay {
   RelayStats st_;
   std::uint64_t seen_samples_ = 0, n_ = 0;
   double sum_sq_ = 0, max_abs_ = 0;
-  std::vector<double> residence_;
+  std::vector<double> residence_, after_follow_up_;
 };
 
 nlohmann::json relay_status_json(const PtpRelay& relay, const std::vector<std::string>& names, double elapsed_s,

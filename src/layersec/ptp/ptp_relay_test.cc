@@ -150,6 +150,8 @@ void expect_synchronised_through_relay(Chain& c) {
   // The residence the relay saw is the sink's 20 µs (its TX stamp minus the Sync's RX stamp).
   EXPECT_NEAR(c.relay->stats().window_residence_p50_ns, 20'000.0, 1.0);
   EXPECT_NEAR(c.relay->stats().window_residence_max_ns, 20'000.0, 1.0);
+  // The Follow_Up arrives with its Sync here, so all of it is after the Follow_Up.
+  EXPECT_NEAR(c.relay->stats().window_after_follow_up_p50_ns, 20'000.0, 1.0);
 }
 
 TEST(PtpRelay, AutomotiveChainSynchronisesThroughTheRelay) {
