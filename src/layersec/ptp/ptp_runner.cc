@@ -24,6 +24,20 @@ SystemConfig one_port(SystemConfig c, const std::array<std::uint8_t, 6>& mac) {
 
 }  // namespace
 
+std::optional<ByteSpan> frame_message(ByteSpan frame) {
+  if (frame.size() < 14 + 4) return std::nullopt;
+  ByteSpan body = frame.subspan(14);
+  // Trim the Ethernet pad of short frames (the codec refuses extra bytes).
+  // A zero pad is trimmed; anything else reaches the codec whole and is
+  // refused there (counted as malformed, trailing bytes).
+  const std::size_t len = load_be16(body.data() + 2);
+  if (len < body.size() && frame.size() <= 60 &&
+      std::all_of(body.begin() + static_cast<std::ptrdiff_t>(len), body.end(), [](std::uint8_t b) { return b == 0; })) {
+    body = body.first(len);
+  }
+  return body;
+}
+
 // ------------------------------------------------------------------ PtpPort
 
 PtpPort::PtpPort(SystemConfig config, const std::array<std::uint8_t, 6>& mac, FrameSink sink)
@@ -55,17 +69,9 @@ void PtpPort::flush() {
 
 void PtpPort::receive(ByteSpan frame, std::int64_t rx_raw_ns) {
   ++st_.frames_in;
-  if (frame.size() < 14 + 4) return;
-  ByteSpan body = frame.subspan(14);
-  // Trim the Ethernet pad of short frames (the codec refuses extra bytes).
-  // A zero pad is trimmed; anything else reaches the codec whole and is
-  // refused there (counted as malformed, trailing bytes).
-  const std::size_t len = load_be16(body.data() + 2);
-  if (len < body.size() && frame.size() <= 60 &&
-      std::all_of(body.begin() + static_cast<std::ptrdiff_t>(len), body.end(), [](std::uint8_t b) { return b == 0; })) {
-    body = body.first(len);
-  }
-  sys_.receive(0, body, TimePoint::from_ns(rx_raw_ns));
+  const std::optional<ByteSpan> body = frame_message(frame);
+  if (!body) return;
+  sys_.receive(0, *body, TimePoint::from_ns(rx_raw_ns));
   if (sys_.status().samples != seen_samples_) {
     seen_samples_ = sys_.status().samples;
     const double x = sys_.status().offset_ns;
@@ -99,19 +105,24 @@ double synced_minus_realtime_ns(const TimeAwareSystem& sys) {
   return static_cast<double>(sys.clock().to_synced(raw) - real) + sys.clock().to_synced_fraction(raw);
 }
 
-nlohmann::json status_json(const TimeAwareSystem& sys, double elapsed_s, double offset_to_realtime_ns,
-                           const RunnerStats& rs) {
-  using nlohmann::json;
-  const auto& st = sys.status();
-  const bool slave = !sys.is_grandmaster() && st.valid;
-  json drops = json::object();
-  const auto& c = sys.counters(0);
+nlohmann::json port_drops_json(const TimeAwareSystem& sys, std::size_t port) {
+  nlohmann::json drops = nlohmann::json::object();
+  const auto& c = sys.counters(port);
   for (std::size_t i = 0; i < kDropReasonCount; ++i) {
     if (c.drops.by_reason[i] != 0) drops[to_string(static_cast<DropReason>(i))] = c.drops.by_reason[i];
   }
   for (std::size_t i = 0; i < kParseErrorCount; ++i) {
     if (c.malformed[i] != 0) drops[std::string("malformed.") + to_string(static_cast<ParseError>(i))] = c.malformed[i];
   }
+  return drops;
+}
+
+nlohmann::json status_json(const TimeAwareSystem& sys, double elapsed_s, double offset_to_realtime_ns,
+                           const RunnerStats& rs) {
+  using nlohmann::json;
+  const auto& st = sys.status();
+  const bool slave = !sys.is_grandmaster() && st.valid;
+  json drops = port_drops_json(sys, 0);
   char gm[17];
   std::snprintf(gm, sizeof gm, "%016llx", static_cast<unsigned long long>(sys.grandmaster_identity()));
   return json{{"t_s", elapsed_s},

@@ -54,6 +54,11 @@ struct SendOutcome {
   bool sent = false;
   std::optional<std::int64_t> tx_raw_ns;
 };
+// The gPTP message of a received Ethernet frame (14-octet header, then the
+// message): a zero Ethernet pad of a short frame is trimmed, anything else
+// is left for the codec to refuse; nullopt for a runt (under 18 octets).
+std::optional<ByteSpan> frame_message(ByteSpan frame);
+
 // Sends one whole Ethernet frame (01-80-C2-00-00-0E, the port's MAC, 0x88F7,
 // the message). `event`: the core needs the frame's TX timestamp.
 using FrameSink = std::function<SendOutcome(ByteSpan frame, bool event)>;
@@ -92,6 +97,10 @@ class PtpPort {
 // The layersec clock of `sys` minus this host's CLOCK_REALTIME now (ns): the
 // true error when the GM's time is this host's CLOCK_REALTIME.
 double synced_minus_realtime_ns(const TimeAwareSystem& sys);
+
+// A port's refused messages by reason (and malformed ones by parse error as
+// "malformed.REASON"), non-zero counts only.
+nlohmann::json port_drops_json(const TimeAwareSystem& sys, std::size_t port);
 
 // The once-a-second line: t_s, state, offset_ns (slave − GM at the last Sync,
 // null unless synchronised), path_delay_ns, rate_ratio, offset_rms_ns /

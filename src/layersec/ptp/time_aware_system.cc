@@ -320,6 +320,10 @@ void TimeAwareSystem::on_announce(Port& p, const Message& m, TimePoint rx) {
   p.announced.vector = v;
   p.announced.expiry =
       rx + interval_of(std::clamp<std::int8_t>(m.header.log_interval, -8, 8)) * config_.announce_receipt_timeout;
+  p.announced.time.flags = m.header.flags & (kFlagLeap61 | kFlagLeap59 | kFlagUtcOffsetValid | kFlagPtpTimescale |
+                                              kFlagTimeTraceable | kFlagFrequencyTraceable);
+  p.announced.time.current_utc_offset = a.current_utc_offset;
+  p.announced.time.time_source = a.time_source;
   p.announced.path_count = a.has_path_trace ? a.path_trace_count : 0;
   p.announced.path = a.path_trace;
   run_bmca(rx);
@@ -356,7 +360,11 @@ void TimeAwareSystem::send_announce(Port& p, std::size_t index) {
   a.header = make_header(MessageType::kAnnounce, p.identity, ++p.announce_seq, p.log_announce_interval,
                          config_.minor_version);
   a.header.domain = config_.domain;
-  a.header.flags = kFlagPtpTimescale;
+  const TimeProperties own{};
+  const TimeProperties& tp = grandmaster_ ? own : gm_time_;
+  a.header.flags = tp.flags;
+  a.announce.current_utc_offset = tp.current_utc_offset;
+  a.announce.time_source = tp.time_source;
   a.announce.priority1 = gm_vector_.priority1;
   a.announce.quality = gm_vector_.quality;
   a.announce.priority2 = gm_vector_.priority2;
@@ -407,6 +415,7 @@ void TimeAwareSystem::run_bmca(TimePoint now) {
   }
   gm_vector_ = ports_[*best].announced.vector;
   gm_path_count_ = ports_[*best].announced.path_count;
+  gm_time_ = ports_[*best].announced.time;
   gm_path_ = ports_[*best].announced.path;
   for (std::size_t i = 0; i < ports_.size(); ++i) {
     ports_[i].role = i == *best ? PortRole::kSlave : PortRole::kMaster;

@@ -177,8 +177,16 @@ class TimeAwareSystem {
     std::uint16_t seq = 0;
     SyncInfo info{};
   };
+  // The GM's time properties as its Announce carries them (802.1AS-2020
+  // §10.5.3.2.7: a relay passes them on unchanged).
+  struct TimeProperties {
+    std::uint16_t flags = kFlagPtpTimescale;  // leap61/59, UTC offset valid, PTP timescale, traceable bits
+    std::int16_t current_utc_offset = 0;
+    std::uint8_t time_source = 0xA0;
+  };
   struct Announced {
     bool valid = false;
+    TimeProperties time{};
     PriorityVector vector{};
     TimePoint expiry{};
     std::uint8_t path_count = 0;
@@ -228,6 +236,7 @@ class TimeAwareSystem {
   SyncStatus status_{};
   bool grandmaster_ = false;
   PriorityVector gm_vector_{};
+  TimeProperties gm_time_{};  // what this system announces (its own as GM)
   std::uint8_t gm_path_count_ = 0;
   std::array<std::uint64_t, kMaxPathTrace> gm_path_{};
   std::uint32_t good_offsets_ = 0;
