@@ -68,6 +68,11 @@ void PiServo::reset() {
   state_ = ServoState::kUnlocked;
 }
 
+void PiServo::reset_for_new_source() {
+  reset();
+  first_update_ = true;
+}
+
 ServoOutput PiServo::sample(double offset, std::int64_t local_ns) {
   ServoOutput out;
   out.frequency_ppb = last_ppb_;

@@ -77,7 +77,14 @@ class PiServo {
   // One measurement: offset (slave − master, ns) at local time local_ns.
   // Non-finite offsets are refused (the servo is unchanged; state kUnlocked).
   ServoOutput sample(double offset_ns, std::int64_t local_ns);
+  // Forgets the samples (the next two relock); the frequency estimate stays.
   void reset();
+  // reset() for a new time source (another grandmaster): its timescale may be
+  // anywhere, so the first update may step again (first_step_threshold_ns),
+  // as on the first lock. Without this a slave whose first GM is replaced by
+  // one on another timescale only slews, at max_frequency_ppb, and never
+  // arrives when step_threshold_ns is 0 (gptp).
+  void reset_for_new_source();
   [[nodiscard]] ServoState state() const { return state_; }
   [[nodiscard]] double drift_ppb() const { return drift_; }
   [[nodiscard]] double kp() const { return kp_; }

@@ -256,6 +256,37 @@ TEST(PtpSim, BmcaFollowsTheBestClockWhereverItIs) {
   EXPECT_LT(std::fabs(sim.offset_between(na, nb)), 100.0);
 }
 
+// A slave locked to one grandmaster that a better one on another timescale
+// (an hour ahead) replaces: the servo may step again for the new source,
+// as on its first lock. Before, its first step was spent on the first GM and
+// with gptp's step_threshold 0 it only slewed at 900 ppm (an hour away: never
+// arriving); a relay that served its own raw clock for its first seconds
+// did the same to the slaves behind it (docs/ptp.md, "A relay between real
+// processes").
+TEST(PtpSim, ANewGrandmasterOnAnotherTimescaleIsSteppedTo) {
+  Simulator sim(11);
+  SystemConfig a = node_config(Profile::kGptp, Role::kAuto, 0x0200000000000031ULL, 2);
+  a.priority1 = 250;
+  SystemConfig b = node_config(Profile::kGptp, Role::kAuto, 0x0200000000000032ULL, 1);
+  b.priority1 = 240;
+  b.initial_offset_ns = kTai;
+  SystemConfig c = node_config(Profile::kGptp, Role::kAuto, 0x0200000000000033ULL, 1);
+  c.priority1 = 230;
+  c.initial_offset_ns = kTai + 3600 * kSecond;
+  const std::size_t na = sim.add_node(a, SimClock{40, 1'000, 2.0, 0});
+  const std::size_t nb = sim.add_node(b, SimClock{-30, 2'000, 2.0, 0});
+  const std::size_t nc = sim.add_node(c, SimClock{10, 3'000, 2.0, 0});
+  sim.connect(na, 0, nb, 0, SimLink{400, 0});
+  sim.run_until(30 * kSecond);
+  ASSERT_EQ(sim.node(na).grandmaster_identity(), 0x0200000000000032ULL);
+  ASSERT_LT(std::fabs(sim.offset_between(na, nb)), 100.0);
+  sim.connect(na, 1, nc, 0, SimLink{400, 0});  // the better GM appears
+  sim.run_until(70 * kSecond);
+  EXPECT_EQ(sim.node(na).grandmaster_identity(), 0x0200000000000033ULL);
+  EXPECT_EQ(sim.node(na).port_role(1), PortRole::kSlave);
+  EXPECT_LT(std::fabs(sim.offset_between(na, nc)), 100.0);
+}
+
 TEST(PtpSim, RecordedClockHistoryReplaysEveryServoUpdate) {
   Chain ch = make_chain(Profile::kAutomotive);
   ch.sim.record_clocks(true);

@@ -409,7 +409,12 @@ void TimeAwareSystem::run_bmca(TimePoint now) {
     for (auto& p : ports_) p.role = PortRole::kDisabled;
     return;
   }
-  if (ports_[*best].role != PortRole::kSlave) {
+  if (ports_[*best].announced.vector.grandmaster_identity != gm_vector_.grandmaster_identity) {
+    // Another grandmaster (or the first, or ours until now): its time may be
+    // on another timescale, so the servo may step once more.
+    servo_.reset_for_new_source();
+    status_.valid = false;
+  } else if (ports_[*best].role != PortRole::kSlave) {
     servo_.reset();
     status_.valid = false;
   }
@@ -449,9 +454,12 @@ void TimeAwareSystem::on_timer(TimePoint now) {
       // runs on at the servo's frequency estimate (its integrator), not at
       // the last PI output, whose proportional term answered the last
       // sample's noise; the servo's relock also measures against it.
+      // The followed source (automotive) stays: the roles are static, so a
+      // GM that went quiet is still the only one; forgetting it let the
+      // first Sync after any stall, an attacker's too, become the source
+      // (seen in cli.ptp_relay_netns under load).
       p.sync_deadline = TimePoint::max();
       p.pending.valid = false;
-      p.followed.reset();
       status_.valid = false;
       if (servo_.state() != ServoState::kUnlocked) clock_.set_frequency_ppb(-servo_.drift_ppb(), now.ns());
       servo_.reset();

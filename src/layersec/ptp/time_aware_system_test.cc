@@ -100,14 +100,15 @@ struct HandFedGm {
   static constexpr std::int64_t kGm0 = 1'000'000'000'000'000'000LL;
   static constexpr std::int64_t kInterval = 125'000'000;
   std::uint16_t seq = 0;
+  PortIdentity source = kPeer;
   static std::int64_t gm_at(std::int64_t local) { return kGm0 + (local - kT0) + (local - kT0) / 100'000; }
   // A Sync received at `local`; its Follow_Up's origin `error_ns` off the GM's time.
   void feed(TimeAwareSystem& slave, std::int64_t local, std::int64_t error_ns = 0) {
     Message sync;
-    sync.header = make_header(MessageType::kSync, kPeer, ++seq, -3, 1);
+    sync.header = make_header(MessageType::kSync, source, ++seq, -3, 1);
     slave.receive(0, sync, TimePoint::from_ns(local));
     Message fu;
-    fu.header = make_header(MessageType::kFollowUp, kPeer, seq, -3, 1);
+    fu.header = make_header(MessageType::kFollowUp, source, seq, -3, 1);
     fu.timestamp = from_ns(gm_at(local) + error_ns);
     slave.receive(0, fu, TimePoint::from_ns(local));
     slave.clear_output();
@@ -149,6 +150,43 @@ TEST(PtpTimeAwareSystem, HoldoverKeepsTheServosFrequencyEstimateNotItsLastOutput
   EXPECT_STREQ(slave.state(), "slave");
   EXPECT_LT(std::fabs(slave.status().offset_ns), 100);
   EXPECT_NEAR(slave.clock().frequency_ppb(), 10'000, 50);
+}
+
+
+// Automotive (static roles): the Sync source a slave follows stays its source
+// through a syncReceiptTimeout. Another source's Syncs during the silence
+// (an attacker's, 1 s ahead) are dropped as second_gm and never move the
+// clock; the GM's Syncs are taken again when they return. Before, the
+// timeout forgot the source and the first Sync after it, whoever sent it,
+// became the source (cli.ptp_relay_netns, a relay stalled under load).
+TEST(PtpTimeAwareSystem, AutomotiveSlaveKeepsItsSourceThroughASyncTimeout) {
+  SystemConfig c;
+  c.profile = Profile::kAutomotive;
+  c.role = Role::kSlave;
+  c.clock_identity = 0x0200000000000003ULL;
+  c.initial_offset_ns = HandFedGm::kGm0 - HandFedGm::kT0 + 30'000;
+  TimeAwareSystem slave(c);
+  HandFedGm gm;
+  std::int64_t t = HandFedGm::kT0;
+  for (int i = 0; i < 200; ++i, t += HandFedGm::kInterval) gm.feed(slave, t);
+  ASSERT_STREQ(slave.state(), "slave");
+  ASSERT_EQ(slave.grandmaster_identity(), kPeer.clock_identity);
+  slave.on_timer(TimePoint::from_ns(t + 3 * HandFedGm::kInterval));
+  EXPECT_STREQ(slave.state(), "uncalibrated");
+  const std::int64_t probe = t + 100 * HandFedGm::kInterval;  // the clock's mapping, read at one instant
+  const std::int64_t synced_before = slave.clock().to_synced(probe);
+  const std::uint64_t dropped = slave.counters(0).drops[DropReason::kSecondGm];
+  HandFedGm attacker;
+  attacker.source = PortIdentity{0x0200000000000BADULL, 1};
+  t += 4 * HandFedGm::kInterval;
+  for (int i = 0; i < 40; ++i, t += HandFedGm::kInterval) attacker.feed(slave, t, 1'000'000'000);
+  EXPECT_EQ(slave.counters(0).drops[DropReason::kSecondGm] - dropped, 40U);
+  EXPECT_EQ(slave.clock().to_synced(probe), synced_before);  // no step, no frequency change
+  EXPECT_EQ(slave.grandmaster_identity(), kPeer.clock_identity);
+  EXPECT_FALSE(slave.status().valid);
+  for (int i = 0; i < 80; ++i, t += HandFedGm::kInterval) gm.feed(slave, t);
+  EXPECT_STREQ(slave.state(), "slave");
+  EXPECT_LT(std::fabs(slave.status().offset_ns), 1'000);
 }
 
 }  // namespace
