@@ -27,8 +27,9 @@ class TapDevice {
   // With `multi_queue` (IFF_MULTI_QUEUE) the interface has one queue per
   // descriptor: opening the same name again (with the same flags) adds a
   // queue, and the kernel spreads the frames it sends over the queues by
-  // flow (one TCP connection stays on one queue). The interface goes when
-  // its last queue's descriptor closes.
+  // flow (tun's automatic selection: the queue that last wrote the flow's
+  // received frames). The interface goes when its last queue's descriptor
+  // closes.
   static Result<TapDevice, IoError> open(const std::string& name = "", bool nonblocking = true,
                                          int* error_number = nullptr, bool vnet_header = false,
                                          bool multi_queue = false);
