@@ -54,6 +54,11 @@ const CommandRegistration reg(58, [](CLI::App& root) {
                   "the links' lower sockets with a PACKET_MMAP receive ring (on: `macsec up --rx-ring`) or "
                   "recvmmsg batches (off, default)")
       ->check(CLI::IsMember({"on", "off"}));
+  cmd->add_option("--workers", o->bench.workers,
+                  "every link with `macsec up --workers N` (1..4, default 1; N > 1 with replay_window 4096)")
+      ->check(whole_in(1, 4));
+  cmd->add_option("--fanout", o->bench.fanout, "with --workers > 1: the links' `macsec up --fanout` (cpu, lb, hash)")
+      ->check(CLI::IsMember({"cpu", "lb", "hash"}));
   cmd->add_flag("--no-tcp", o->no_tcp, "skip the TCP runs");
   cmd->add_option("--iperf3", o->bench.iperf3, "the iperf3 program (default: iperf3 on PATH)");
   cmd->add_option("--program", o->bench.program, "the layersec binary to run the links (default: this one)");

@@ -61,6 +61,8 @@ struct UpOptions {
   bool no_offload = false;
   bool rx_ring = false;
   bool realtime = false;
+  int workers = 1;
+  std::string fanout;
 };
 
 // Hands the options to macsec::run_link (link_runner.h), which does the work.
@@ -78,6 +80,8 @@ void run_up(const UpOptions& o) {
   ro.offload = !o.no_offload;
   ro.rx_ring = o.rx_ring;
   ro.realtime_priority = o.realtime ? 60 : 0;
+  ro.workers = o.workers;
+  ro.fanout = o.fanout;
   if (o.config.empty() == o.mka.empty()) {
     throw std::invalid_argument("macsec up: give exactly one of --config (static SAKs) and --mka (MKA)");
   }
@@ -136,6 +140,15 @@ const CommandRegistration reg(45, [](CLI::App& root) {
   up->add_flag("--realtime", o->realtime,
                "user back end: lock memory and run the link in SCHED_FIFO priority 60 (root or CAP_SYS_NICE; warns "
                "and goes on without when refused), so a frame in the TAP or the shaper waits for no other work");
+  up->add_option("--workers", o->workers,
+                 "user back end, static SAKs: N threads (1..4, default 1), each with a queue of a multi-queue TAP, a "
+                 "lower socket in one PACKET_FANOUT group and its own cipher contexts, sharing each SA's PN "
+                 "allocation and replay state (docs/macsec_link.md, \"Workers\")")
+      ->check(whole_in(1, 4));
+  up->add_option("--fanout", o->fanout,
+                 "with --workers > 1: how received frames are spread over the workers: cpu (default: by the CPU "
+                 "that received the frame), lb (round robin) or hash (the kernel's flow hash)")
+      ->check(CLI::IsMember({"cpu", "lb", "hash"}));
   up->add_option("--backend", o->backend, "user (TAP + AF_PACKET, default) or kernel (Linux macsec driver)")
       ->check(CLI::IsMember({"user", "kernel"}));
   up->add_option("--stats-interval", o->stats_interval, "also print statistics every S seconds (0: off, else 0.1..86400)")

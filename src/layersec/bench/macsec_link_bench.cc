@@ -213,7 +213,7 @@ class Bench {
                   {"port", 1},
                   {"validate_frames", "strict"},
                   {"replay_protect", true},
-                  {"replay_window", 0},
+                  {"replay_window", o_.workers > 1 ? kWorkersReplayWindow : 0},
                   {"tx", {{"encoding_an", 0}, {"sas", {{{"an", 0}, {"pn", 1}, {"key_file", tx}}}}}},
                   {"rx", {{{"sci", peer}, {"sas", {{{"an", 0}, {"pn", 1}, {"key_file", rx}}}}}}}};
     };
@@ -228,6 +228,14 @@ class Bench {
                                   "--new-key"};
     if (!offload) argv.push_back("--no-offload");
     if (o_.rx_ring) argv.push_back("--rx-ring");
+    if (o_.workers > 1) {
+      argv.push_back("--workers");
+      argv.push_back(std::to_string(o_.workers));
+      if (!o_.fanout.empty()) {
+        argv.push_back("--fanout");
+        argv.push_back(o_.fanout);
+      }
+    }
     return topo_.spawn(i, argv, (work_.path() / (tag + side + ".log")).string());
   }
 
@@ -321,7 +329,9 @@ json macsec_link_bench_json(const MacsecLinkBenchReport& r) {
                 {"udp_sizes", r.options.udp_sizes},
                 {"with_offload", r.options.with_offload},
                 {"without_offload", r.options.without_offload},
-                {"rx_ring", r.options.rx_ring}}},
+                {"rx_ring", r.options.rx_ring},
+                {"workers", r.options.workers},
+                {"fanout", r.options.fanout}}},
               {"method",
                "iperf3 (one stream, TCP and UDP -b 0) between two network namespaces joined by a veth pair: plain "
                "between the veth ends, then through a `layersec macsec up` process on each end (GCM-AES-128, "

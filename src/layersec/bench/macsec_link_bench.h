@@ -43,7 +43,16 @@ struct MacsecLinkBenchOptions {
   bool with_offload = true;     // macsec rows with the TAP offloads (macsec up's default)
   bool without_offload = true;  // macsec rows with `macsec up --no-offload`
   bool rx_ring = false;         // true: every link with `macsec up --rx-ring` (PACKET_MMAP receive ring)
+  // Every link with `macsec up --workers N` (and, N > 1, a replay_window of
+  // kWorkersReplayWindow: frames the workers finish out of order stay
+  // accepted); `fanout` ("" = macsec up's default) is passed as --fanout.
+  int workers = 1;
+  std::string fanout;
 };
+
+// The receivers' replay_window when the links run with workers (1 worker: 0,
+// strict order, as always).
+inline constexpr int kWorkersReplayWindow = 4096;
 
 struct MacsecLinkBenchRow {
   std::string path;   // "macsec" or "plain"

@@ -211,7 +211,8 @@ TapLink TapLink::open(MacsecLink& link, const TapLinkOptions& options) {
   int err = 0;
   auto sock = net::PacketSocket::open(options.lower, net::kEtherTypeAll, /*nonblocking=*/true, &err);
   if (!sock) fail_io("AF_PACKET socket on " + options.lower, err);
-  auto tap = net::TapDevice::open(options.name, /*nonblocking=*/true, &err, /*vnet_header=*/options.offload);
+  auto tap = net::TapDevice::open(options.name, /*nonblocking=*/true, &err, /*vnet_header=*/options.offload,
+                                  options.multi_queue);
   if (!tap) fail_io("TAP interface " + options.name, err);
 
   // A batch slot holds a lower-link frame: the MTU, the Ethernet header,
@@ -255,6 +256,11 @@ TapLink TapLink::open(MacsecLink& link, const TapLinkOptions& options) {
   // the ring leaves the recvmmsg path (rx_ring() says which runs).
   if (!options.rx_ring || !t.lower_.enable_rx_ring(kRxRingFrames, static_cast<std::size_t>(*lower_mtu) + 64).ok()) {
     t.lower_.set_receive_buffer(4 * 1024 * 1024);
+  }
+  if (options.fanout_group != 0) {
+    if (auto st = t.lower_.join_fanout(options.fanout_group, options.fanout); !st) {
+      fail_io("PACKET_FANOUT group on " + options.lower, t.lower_.last_errno());
+    }
   }
   if (options.bring_up) {
     if (auto st = net::set_interface_up(t.name(), true); !st) fail_io("bring up " + t.name(), errno);

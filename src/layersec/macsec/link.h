@@ -205,6 +205,13 @@ struct TapLinkOptions {
   // than recvmmsg on the test machine (docs/macsec_link.md). false, or a
   // kernel that refuses the ring: recvmmsg batches.
   bool rx_ring = false;
+  // One of several workers (`macsec up --workers N`): the TAP opened with
+  // IFF_MULTI_QUEUE (each worker's TapLink::open with the same name adds a
+  // queue; bring_up only on the last one), and the lower socket joined to
+  // PACKET_FANOUT group `fanout_group` (> 0) in mode `fanout`.
+  bool multi_queue = false;
+  std::uint16_t fanout_group = 0;
+  net::PacketSocket::Fanout fanout = net::PacketSocket::Fanout::kCpu;
 };
 
 // A TAP interface protected by a SecY over an AF_PACKET socket on the lower

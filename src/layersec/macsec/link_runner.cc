@@ -27,6 +27,7 @@
 #include "layersec/macsec/link_runner_parts.h"
 #include "layersec/macsec/link_runner_time.h"
 #include "layersec/macsec/link_tsn_config.h"
+#include "layersec/macsec/link_workers.h"
 #include "layersec/macsec/lower_guard.h"
 #include "layersec/macsec/pn_state_file.h"
 #include "layersec/macsec/sa_rotation.h"
@@ -343,6 +344,29 @@ int run_user(const LinkRunOptions& o, LinkConfig config, const std::optional<Lin
 }  // namespace
 
 int run_link(const LinkRunOptions& options) {
+  if (options.workers < 1 || options.workers > 4) {
+    throw std::runtime_error("--workers: " + std::to_string(options.workers) + " is outside 1..4");
+  }
+  if (!options.fanout.empty()) {
+    if (options.fanout != "cpu" && options.fanout != "lb" && options.fanout != "hash") {
+      throw std::runtime_error("--fanout: '" + options.fanout + "' is not cpu, lb or hash");
+    }
+    if (options.workers == 1) throw std::runtime_error("--fanout: spreads frames over workers: needs --workers 2..4");
+  }
+  if (options.workers > 1) {
+    // What runs in one thread only (docs/macsec_link.md, "Workers").
+    const std::string w = "--workers " + std::to_string(options.workers);
+    const auto refuse = [&w](const std::string& other, const std::string& why) {
+      throw std::runtime_error(w + " with " + other + ": " + why + " (use --workers 1)");
+    };
+    if (options.backend == LinkBackend::kKernel) refuse("--backend kernel", "the kernel driver has no workers of ours");
+    if (!options.mka_path.empty()) refuse("--mka", "MKA installs SAs at run time, which the workers do not support");
+    if (!options.tsn_path.empty()) refuse("--tsn", "the time-aware shaper runs in one thread");
+    if (!options.ptp_path.empty()) refuse("--ptp", "the gPTP port runs in one thread");
+    if (options.rx_ring) refuse("--rx-ring", "the receive ring is not supported with a fanout group");
+    if (options.realtime_priority != 0) refuse("--realtime", "SCHED_FIFO is set up for one link thread");
+    return runner::run_user_workers(options, load_link_config(options.config_path));
+  }
   if (options.realtime_priority != 0) {
     if (options.realtime_priority < 1 || options.realtime_priority > 99) {
       throw std::runtime_error("--realtime: priority " + std::to_string(options.realtime_priority) +

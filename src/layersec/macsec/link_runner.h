@@ -66,6 +66,15 @@ struct LinkRunOptions {
   // waiting in the TAP or the shaper is served as soon as the thread wakes
   // instead of after other runnable work. Refused with the kernel back end.
   int realtime_priority = 0;
+  // User back end with static SAKs: 1 (default) runs the link in one thread
+  // as always; 2..4 (`--workers N`) runs N workers, each with its own
+  // thread, event loop, SecY (cipher contexts, counters), queue of a
+  // multi-queue TAP and lower socket in one PACKET_FANOUT group, all
+  // sharing each SA's PN allocation and replay state (link_workers.h).
+  int workers = 1;
+  // With workers > 1: how the lower sockets' fanout group spreads received
+  // frames: "cpu" (default), "lb" or "hash" (docs/macsec_link.md, "Workers").
+  std::string fanout;
 };
 
 // Loads the configuration, brings the link up and runs it until SIGINT or

@@ -268,7 +268,8 @@ void SecY::for_each_persisted(Fn&& fn) {
 }
 
 Status<SaError> SecY::persist_pn_state() {
-  if (pn_store_ == nullptr) return {};
+  // With shared PN state this SecY's own PNs are stale: never save them.
+  if (pn_store_ == nullptr || shared_pn_ != nullptr) return {};
   bool ok = true;
   for_each_persisted([&](detail::PnPersisted& p, std::uint8_t an, std::uint64_t exact) {
     // Exact values only ever tighten the reservation: exact <= highest.
@@ -285,7 +286,7 @@ Status<SaError> SecY::persist_pn_state() {
 }
 
 Status<SaError> SecY::tick_pn_state() {
-  if (pn_store_ == nullptr) return {};
+  if (pn_store_ == nullptr || shared_pn_ != nullptr) return {};
   bool ok = true;
   for_each_persisted([&](detail::PnPersisted& p, std::uint8_t an, std::uint64_t exact) {
     const std::uint64_t used = exact > p.tick_exact ? exact - p.tick_exact : 0;
@@ -359,6 +360,7 @@ TxSaStatus SecY::tx_sa_status(std::uint8_t an) const {
   s.next_pn = tx_sas_[an]->next_pn;
   s.pn_persisted = tx_sas_[an]->persisted.highest;
   s.pn_resumed = tx_sas_[an]->persisted.resumed;
+  s.pn_key = tx_sas_[an]->persisted.key;
   s.stats = tx_sas_[an]->stats;
   return s;
 }
@@ -406,15 +408,26 @@ Result<std::size_t, ProtectError> SecY::protect(ByteSpan frame, MutableByteSpan 
 
   // 10.5.2: take the PN and advance; the last PN exhausts the SA (no wrap).
   // With a PnStore the PN is persisted (a block at a time) before it is used.
-  const std::uint64_t pn = sa.next_pn;
-  if (pn_store_ != nullptr && pn > sa.persisted.highest && !reserve_pn(sa.persisted, encoding_an_, pn)) {
-    ++stats_.OutPktsPnNotPersisted;
-    return Err(ProtectError::kPnNotPersisted);
-  }
-  if (pn >= max_pn(config_.suite)) {
-    sa.exhausted = true;
+  std::uint64_t pn = 0;
+  if (shared_pn_ != nullptr) {
+    // Several SecYs share this SA: one allocation for all of them.
+    auto taken = shared_pn_->take_tx_pn(encoding_an_);
+    if (!taken) {
+      if (taken.error() == ProtectError::kPnNotPersisted) ++stats_.OutPktsPnNotPersisted;
+      return Err(taken.error());
+    }
+    pn = *taken;
   } else {
-    sa.next_pn = pn + 1;
+    pn = sa.next_pn;
+    if (pn_store_ != nullptr && pn > sa.persisted.highest && !reserve_pn(sa.persisted, encoding_an_, pn)) {
+      ++stats_.OutPktsPnNotPersisted;
+      return Err(ProtectError::kPnNotPersisted);
+    }
+    if (pn >= max_pn(config_.suite)) {
+      sa.exhausted = true;
+    } else {
+      sa.next_pn = pn + 1;
+    }
   }
 
   SecTag tag;
@@ -569,6 +582,7 @@ RxSaStatus SecY::rx_sa_status(Sci sci, std::uint8_t an) const {
   s.verified_frames = sc->sas[an]->verified;
   s.pn_persisted = sc->sas[an]->persisted.highest;
   s.pn_resumed = sc->sas[an]->persisted.resumed;
+  s.pn_key = sc->sas[an]->persisted.key;
   s.stats = sc->sas[an]->stats;
   return s;
 }
@@ -659,7 +673,8 @@ Result<Received, ReceiveDrop> SecY::validate(MutableByteSpan frame) {
 
   // 10.6.2: recover the full PN and do the preliminary replay check before
   // spending work on the ICV.
-  const auto recovered = sa.window.recover(tag.pn);
+  const auto recovered =
+      shared_pn_ != nullptr ? shared_pn_->recover_rx_pn(sc->sci, tag.an, tag.pn) : sa.window.recover(tag.pn);
   if (!recovered) {
     // Beyond the last PN of the SA: no valid frame can carry it.
     ++stats_.InPktsNotValid;
@@ -670,7 +685,9 @@ Result<Received, ReceiveDrop> SecY::validate(MutableByteSpan frame) {
   const std::uint64_t pn = *recovered;
   // Below the lowest acceptable PN (802.1AE), or a PN inside the window that
   // was accepted already (layersec's duplicate bitmap, replay_window.h).
-  if (config_.replay_protect && (sa.window.is_late(pn) || sa.window.seen(pn))) {
+  const bool replayed = shared_pn_ != nullptr ? shared_pn_->rx_replayed(sc->sci, tag.an, pn)
+                                              : sa.window.is_late(pn) || sa.window.seen(pn);
+  if (config_.replay_protect && replayed) {
     ++stats_.InPktsLate;
     ++sc->stats.InPktsLate;
     return Err(ReceiveDrop::kLate);
@@ -712,6 +729,37 @@ Result<Received, ReceiveDrop> SecY::validate(MutableByteSpan frame) {
       ++sc->stats.InPktsUnchecked;
       d = Disposition::kUnchecked;
     }
+  } else if (shared_pn_ != nullptr) {
+    // Shared by several SecYs: the re-check and the update are one atomic
+    // step there, so a frame replayed to another thread is accepted once.
+    auto accepted = shared_pn_->accept_rx_pn(sc->sci, tag.an, pn);
+    if (!accepted) {
+      if (accepted.error() == ReceiveDrop::kLate) {
+        ++stats_.InPktsLate;
+        ++sc->stats.InPktsLate;
+      } else {
+        ++stats_.InPktsPnNotPersisted;
+      }
+      return Err(accepted.error());
+    }
+    if (tag.e) {
+      stats_.InOctetsDecrypted += v.secure_data.size();
+      sc->stats.InOctetsDecrypted += v.secure_data.size();
+    } else {
+      stats_.InOctetsValidated += v.secure_data.size();
+      sc->stats.InOctetsValidated += v.secure_data.size();
+    }
+    if (*accepted) {
+      ++stats_.InPktsDelayed;
+      ++sc->stats.InPktsDelayed;
+      d = Disposition::kDelayed;
+    } else {
+      ++stats_.InPktsOK;
+      ++sc->stats.InPktsOK;
+      ++sa.stats.InPktsOK;
+      d = Disposition::kOk;
+    }
+    ++sa.verified;
   } else {
     // The PN is persisted (a block at a time) before the frame is accepted,
     // so a restarted receiver never accepts it again.

@@ -247,6 +247,7 @@ struct TxSaStatus {
   // static SAK was used before: a restart).
   std::uint64_t pn_persisted = 0;
   bool pn_resumed = false;
+  PnKey pn_key{};  // the record's key (with a PnStore)
   TxSaStats stats{};
 };
 
@@ -262,7 +263,35 @@ struct RxSaStatus {
   // and whether a record of this key existed at install time.
   std::uint64_t pn_persisted = 0;
   bool pn_resumed = false;
+  PnKey pn_key{};  // the record's key (with a PnStore)
   RxSaStats stats{};
+};
+
+// PN allocation and receive replay state shared by several SecYs that
+// protect and validate the same SAs from several threads (`macsec up
+// --workers N`, shared_pn_state.h). With one attached, the SecY takes every
+// transmit PN from it and leaves the receive replay check and its update to
+// it; its own PN state, PN reservations and PnStore are then not used on the
+// frame path (and tick_pn_state/persist_pn_state do nothing: the shared
+// state persists). Calls come from any thread.
+class SharedPnState {
+ public:
+  virtual ~SharedPnState() = default;
+  // The next PN of transmit SA `an`, persisted before it is returned
+  // (kPnExhausted, kNoTransmitSa, kPnNotPersisted: no PN used).
+  [[nodiscard]] virtual Result<std::uint64_t, ProtectError> take_tx_pn(std::uint8_t an) = 0;
+  // The full PN of a frame on receive SA (sci, an) carrying `pn_field`
+  // (ReplayWindow::recover); nullopt beyond the SA's last PN.
+  [[nodiscard]] virtual std::optional<std::uint64_t> recover_rx_pn(Sci sci, std::uint8_t an,
+                                                                   std::uint32_t pn_field) = 0;
+  // The check before the ICV: late or accepted already (a hint only; the
+  // decision is accept_rx_pn's).
+  [[nodiscard]] virtual bool rx_replayed(Sci sci, std::uint8_t an, std::uint64_t pn) = 0;
+  // After the ICV verified, atomically: kLate when replayProtect is on and
+  // `pn` is late or was accepted (by any thread) in the meantime,
+  // kPnNotPersisted when its PN could not be persisted; else records it and
+  // returns whether it was late (delivered as Delayed, replayProtect off).
+  [[nodiscard]] virtual Result<bool, ReceiveDrop> accept_rx_pn(Sci sci, std::uint8_t an, std::uint64_t pn) = 0;
 };
 
 namespace detail {
@@ -352,6 +381,10 @@ class SecY {
   // restarted receiver at most about two periods' worth of the peer's PNs,
   // never more than reserve_block (docs/macsec.md). kPnStore if a save failed.
   [[nodiscard]] Status<SaError> tick_pn_state();
+  // Takes transmit PNs and does the receive replay check through `shared`
+  // (not owned, must outlive the SecY; nullptr: the SecY's own state).
+  void set_shared_pn_state(SharedPnState* shared) { shared_pn_ = shared; }
+  [[nodiscard]] bool has_shared_pn_state() const { return shared_pn_ != nullptr; }
 
   // ---- transmit SC (10.7.21, 10.7.22); configuration time ----
   // Installs (or replaces) transmit SA `an` with its own AES-GCM context.
@@ -437,6 +470,7 @@ class SecY {
   SecTagError last_sectag_error_ = SecTagError::kTooShort;
   PnStore* pn_store_ = nullptr;
   std::uint64_t pn_block_ = 1;
+  SharedPnState* shared_pn_ = nullptr;
 };
 
 }  // namespace layersec::macsec

@@ -113,6 +113,19 @@ Status<IoError> PacketSocket::drop_multicast(const MacAddress& mac) {
   return membership(PACKET_MR_MULTICAST, &mac, false);
 }
 
+Status<IoError> PacketSocket::join_fanout(std::uint16_t group_id, Fanout mode) {
+  if (!fd_.valid()) return Err(IoError::kClosed);
+  int type = PACKET_FANOUT_HASH;
+  if (mode == Fanout::kLb) type = PACKET_FANOUT_LB;
+  if (mode == Fanout::kCpu) type = PACKET_FANOUT_CPU;
+  const int arg = static_cast<int>(group_id) | (type << 16);
+  if (::setsockopt(fd_.get(), SOL_PACKET, PACKET_FANOUT, &arg, sizeof arg) != 0) {
+    errno_ = errno;
+    return Err(IoError::kSystem);
+  }
+  return {};
+}
+
 void PacketSocket::set_receive_buffer(int bytes) {
   if (!fd_.valid()) return;
   if (::setsockopt(fd_.get(), SOL_SOCKET, SO_RCVBUFFORCE, &bytes, sizeof bytes) != 0) {

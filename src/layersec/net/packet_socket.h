@@ -124,6 +124,17 @@ class PacketSocket {
   // thread drains them wait instead of being dropped. Best effort.
   void set_receive_buffer(int bytes);
 
+  // How PACKET_FANOUT spreads a group's frames over its sockets.
+  enum class Fanout : std::uint8_t {
+    kHash,  // PACKET_FANOUT_HASH: by the kernel's flow hash (what it can dissect)
+    kLb,    // PACKET_FANOUT_LB: round robin, frame by frame
+    kCpu,   // PACKET_FANOUT_CPU: by the CPU that received the frame
+  };
+  // Joins (or creates) fanout group `group_id` of this process's sockets on
+  // the same interface and protocol: from now on each frame goes to one
+  // socket of the group (`mode`). Call after the filter is attached.
+  Status<IoError> join_fanout(std::uint16_t group_id, Fanout mode);
+
   // Sends one whole frame (destination MAC first).
   Result<std::size_t, IoError> send(ByteSpan frame);
   // Sends the batch's pending frames in order (sendmmsg) and empties it. A

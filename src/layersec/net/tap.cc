@@ -15,7 +15,7 @@
 namespace layersec::net {
 
 Result<TapDevice, IoError> TapDevice::open(const std::string& name, bool nonblocking, int* error_number,
-                                           bool vnet_header) {
+                                           bool vnet_header, bool multi_queue) {
   auto fail = [error_number](IoError e) {
     if (error_number) *error_number = errno;
     return Err(e);
@@ -28,7 +28,8 @@ Result<TapDevice, IoError> TapDevice::open(const std::string& name, bool nonbloc
   t.fd_.reset(::open("/dev/net/tun", O_RDWR | O_CLOEXEC | (nonblocking ? O_NONBLOCK : 0)));
   if (!t.fd_.valid()) return fail(IoError::kSystem);
   ifreq ifr{};
-  ifr.ifr_flags = static_cast<short>(IFF_TAP | IFF_NO_PI | (vnet_header ? IFF_VNET_HDR : 0));
+  ifr.ifr_flags = static_cast<short>(IFF_TAP | IFF_NO_PI | (vnet_header ? IFF_VNET_HDR : 0) |
+                                     (multi_queue ? IFF_MULTI_QUEUE : 0));
   std::memcpy(ifr.ifr_name, name.c_str(), name.size());
   if (::ioctl(t.fd_.get(), TUNSETIFF, &ifr) != 0) return fail(IoError::kSystem);
   t.name_.assign(ifr.ifr_name, strnlen(ifr.ifr_name, IFNAMSIZ));

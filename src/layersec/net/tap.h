@@ -24,8 +24,15 @@ class TapDevice {
   // read() returns it beside the frame, write() sends an all-zero one or the
   // one given; enable_tcp_offload() then lets the kernel hand over large TCP
   // segments and partial checksums (net/offload.h completes them).
+  // With `multi_queue` (IFF_MULTI_QUEUE) the interface has one queue per
+  // descriptor: opening the same name again (with the same flags) adds a
+  // queue, and the kernel spreads the frames it sends over the queues by
+  // flow (tun's automatic selection: the queue that last wrote the flow's
+  // received frames). The interface goes when its last queue's descriptor
+  // closes.
   static Result<TapDevice, IoError> open(const std::string& name = "", bool nonblocking = true,
-                                         int* error_number = nullptr, bool vnet_header = false);
+                                         int* error_number = nullptr, bool vnet_header = false,
+                                         bool multi_queue = false);
   TapDevice(TapDevice&&) noexcept = default;
   TapDevice& operator=(TapDevice&&) noexcept = default;
 
