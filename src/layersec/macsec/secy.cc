@@ -600,6 +600,29 @@ Received SecY::deliver_stripped(MutableByteSpan frame, const SecureFrameView& v,
   return r;
 }
 
+// A frame whose ICV verified and whose PN was accepted: its octets, and OK or
+// (replayProtect off, PN late) Delayed.
+Disposition SecY::count_verified(detail::RxSc& sc, detail::RxSa& sa, bool encrypted, std::size_t octets,
+                                 bool late) {
+  if (encrypted) {
+    stats_.InOctetsDecrypted += octets;
+    sc.stats.InOctetsDecrypted += octets;
+  } else {
+    stats_.InOctetsValidated += octets;
+    sc.stats.InOctetsValidated += octets;
+  }
+  ++sa.verified;
+  if (late) {
+    ++stats_.InPktsDelayed;
+    ++sc.stats.InPktsDelayed;
+    return Disposition::kDelayed;
+  }
+  ++stats_.InPktsOK;
+  ++sc.stats.InPktsOK;
+  ++sa.stats.InPktsOK;
+  return Disposition::kOk;
+}
+
 Result<Received, ReceiveDrop> SecY::validate(MutableByteSpan frame) {
   const bool strict = config_.validate_frames == ValidateFrames::kStrict;
   SecTagParseOptions opts;
@@ -742,24 +765,7 @@ Result<Received, ReceiveDrop> SecY::validate(MutableByteSpan frame) {
       }
       return Err(accepted.error());
     }
-    if (tag.e) {
-      stats_.InOctetsDecrypted += v.secure_data.size();
-      sc->stats.InOctetsDecrypted += v.secure_data.size();
-    } else {
-      stats_.InOctetsValidated += v.secure_data.size();
-      sc->stats.InOctetsValidated += v.secure_data.size();
-    }
-    if (*accepted) {
-      ++stats_.InPktsDelayed;
-      ++sc->stats.InPktsDelayed;
-      d = Disposition::kDelayed;
-    } else {
-      ++stats_.InPktsOK;
-      ++sc->stats.InPktsOK;
-      ++sa.stats.InPktsOK;
-      d = Disposition::kOk;
-    }
-    ++sa.verified;
+    d = count_verified(*sc, sa, tag.e, v.secure_data.size(), *accepted);
   } else {
     // The PN is persisted (a block at a time) before the frame is accepted,
     // so a restarted receiver never accepts it again.
@@ -767,24 +773,8 @@ Result<Received, ReceiveDrop> SecY::validate(MutableByteSpan frame) {
       ++stats_.InPktsPnNotPersisted;
       return Err(ReceiveDrop::kPnNotPersisted);
     }
-    if (tag.e) {
-      stats_.InOctetsDecrypted += v.secure_data.size();
-      sc->stats.InOctetsDecrypted += v.secure_data.size();
-    } else {
-      stats_.InOctetsValidated += v.secure_data.size();
-      sc->stats.InOctetsValidated += v.secure_data.size();
-    }
-    if (sa.window.is_late(pn)) {
-      ++stats_.InPktsDelayed;  // only reachable with replayProtect off
-      ++sc->stats.InPktsDelayed;
-      d = Disposition::kDelayed;
-    } else {
-      ++stats_.InPktsOK;
-      ++sc->stats.InPktsOK;
-      ++sa.stats.InPktsOK;
-      d = Disposition::kOk;
-    }
-    ++sa.verified;
+    // Late is only reachable with replayProtect off (Delayed).
+    d = count_verified(*sc, sa, tag.e, v.secure_data.size(), sa.window.is_late(pn));
     sa.window.accept(pn);  // state advances only on verified input
   }
   Received r = deliver_stripped(frame, v, d);

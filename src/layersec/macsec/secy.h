@@ -448,6 +448,7 @@ class SecY {
   detail::RxSc* find_rx_sc(Sci sci);
   const detail::RxSc* find_rx_sc(Sci sci) const;
   Received deliver_stripped(MutableByteSpan frame, const SecureFrameView& v, Disposition d);
+  Disposition count_verified(detail::RxSc& sc, detail::RxSa& sa, bool encrypted, std::size_t octets, bool late);
   // Loads (or, for kNewKey without a record, creates) the record of a new SA
   // and returns its persisted state; `first_pn` is the configured next /
   // lowest PN and is raised past the record.
