@@ -202,15 +202,7 @@ RelayStats run_ptp_relay(const RelayOptions& o, const RelaySecondCallback& each_
     PtpSocket* s = socks.back().get();
     macs.push_back(s->mac());
     if (info_out) info_out->push_back(s->timestamping());
-    sinks.emplace_back([s, &o](ByteSpan frame, bool event) {
-      SendOutcome r;
-      r.sent = s->send(frame);
-      if (r.sent && event) {
-        r.tx_raw_ns = s->tx_timestamp(static_cast<MessageType>(frame[14] & 0x0F), load_be16(frame.data() + 14 + 30),
-                                      o.tx_timestamp_timeout_ms);
-      }
-      return r;
-    });
+    sinks.push_back(socket_sink(*s, o.tx_timestamp_timeout_ms));
   }
   PtpRelay relay(o.system, macs, std::move(sinks));
   std::vector<pollfd> fds(socks.size());

@@ -145,19 +145,25 @@ nlohmann::json status_json(const TimeAwareSystem& sys, double elapsed_s, double 
 
 // ------------------------------------------------------------------ run_ptp
 
+FrameSink socket_sink(PtpSocket& sock, int tx_timestamp_timeout_ms) {
+  return [&sock, tx_timestamp_timeout_ms](ByteSpan frame, bool event) {
+    SendOutcome r;
+    r.sent = sock.send(frame);
+    if (r.sent && event) {
+      // The message type (low nibble of octet 0) and sequence id (octets
+      // 30-31) of the PTP message after the 14-octet Ethernet header.
+      r.tx_raw_ns = sock.tx_timestamp(static_cast<MessageType>(frame[14] & 0x0F), load_be16(frame.data() + 14 + 30),
+                                      tx_timestamp_timeout_ms);
+    }
+    return r;
+  };
+}
+
 RunnerStats run_ptp(const RunnerOptions& o, const SecondCallback& each_second, const volatile std::sig_atomic_t* stop,
                     TimestampingInfo* info_out) {
   PtpSocket sock(o.interface);
   if (info_out) *info_out = sock.timestamping();
-  PtpPort port(o.system, sock.mac(), [&sock, &o](ByteSpan frame, bool event) {
-    SendOutcome r;
-    r.sent = sock.send(frame);
-    if (r.sent && event) {
-      r.tx_raw_ns = sock.tx_timestamp(static_cast<MessageType>(frame[14] & 0x0F), load_be16(frame.data() + 14 + 30),
-                                      o.tx_timestamp_timeout_ms);
-    }
-    return r;
-  });
+  PtpPort port(o.system, sock.mac(), socket_sink(sock, o.tx_timestamp_timeout_ms));
   const std::int64_t start = raw_now_ns();
   std::int64_t next_report = start + 1'000'000'000;
   std::array<std::uint8_t, 2048> buf{};

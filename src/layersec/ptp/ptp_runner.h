@@ -62,6 +62,9 @@ std::optional<ByteSpan> frame_message(ByteSpan frame);
 // Sends one whole Ethernet frame (01-80-C2-00-00-0E, the port's MAC, 0x88F7,
 // the message). `event`: the core needs the frame's TX timestamp.
 using FrameSink = std::function<SendOutcome(ByteSpan frame, bool event)>;
+// A FrameSink that sends on `sock` (which must outlive it) and waits up to
+// `tx_timestamp_timeout_ms` for an event message's TX timestamp.
+FrameSink socket_sink(PtpSocket& sock, int tx_timestamp_timeout_ms);
 
 class PtpPort {
  public:
