@@ -98,6 +98,15 @@ LowerLinkGuard guard_lower(const LinkRunOptions& o, const LinkConfig& config, bo
   return guard;
 }
 
+void print_new_sa_needed(std::uint8_t encoding_an, const TxSaStatus& st) {
+  std::cout << nlohmann::json{{"event", "new_sa_needed"},
+                              {"encoding_an", encoding_an},
+                              {"next_pn", st.next_pn},
+                              {"exhausted", st.exhausted}}
+                   .dump()
+            << std::endl;
+}
+
 void unguard_lower(LowerLinkGuard& guard, nlohmann::json& exit_report) {
   const auto problems = guard.restore();
   for (const auto& p : problems) std::cerr << "macsec up: lower interface: " << p << "\n";
@@ -292,15 +301,8 @@ int run_user(const LinkRunOptions& o, LinkConfig config, const std::optional<Lin
     }
     const bool needed = link.secy().new_sa_needed();
     if (needed && !signalled_new_sa) {
-      // The hook for key agreement: install an SA at another AN and SIGHUP.
       ++new_sa_signals;
-      const auto st = link.secy().tx_sa_status(link.secy().encoding_an());
-      std::cout << nlohmann::json{{"event", "new_sa_needed"},
-                                  {"encoding_an", link.secy().encoding_an()},
-                                  {"next_pn", st.next_pn},
-                                  {"exhausted", st.exhausted}}
-                       .dump()
-                << std::endl;
+      print_new_sa_needed(link.secy().encoding_an(), link.secy().tx_sa_status(link.secy().encoding_an()));
     }
     signalled_new_sa = needed;
     loop.add_timer_in(kHousekeeping, housekeeping);

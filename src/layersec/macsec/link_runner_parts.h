@@ -36,6 +36,10 @@ void unguard_lower(LowerLinkGuard& guard, nlohmann::json& exit_report);
 
 // Blocks SIGINT, SIGTERM and SIGHUP in the calling thread and returns a
 // signalfd that reads them.
+// The {"event": "new_sa_needed", ...} line on stdout (the hook for key
+// agreement: install an SA at another AN and SIGHUP).
+void print_new_sa_needed(std::uint8_t encoding_an, const TxSaStatus& st);
+
 net::UniqueFd block_signals();
 
 // Watches the signalfd: SIGHUP calls `on_hup`, SIGINT/SIGTERM stop the loop.

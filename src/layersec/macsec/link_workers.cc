@@ -283,13 +283,7 @@ int run_user_workers(const LinkRunOptions& o, LinkConfig config) {
     const bool needed = shared.new_sa_needed(an);
     if (needed && !signalled_new_sa) {
       ++new_sa_signals;
-      const auto st = shared.tx_sa_status(an);
-      std::cout << nlohmann::json{{"event", "new_sa_needed"},
-                                  {"encoding_an", an},
-                                  {"next_pn", st.next_pn},
-                                  {"exhausted", st.exhausted}}
-                       .dump()
-                << std::endl;
+      print_new_sa_needed(an, shared.tx_sa_status(an));
     }
     signalled_new_sa = needed;
     loop.add_timer_in(kHousekeeping, housekeeping);
