@@ -30,7 +30,6 @@ struct RawTransport::Impl {
         stage(st),
         // build_udp_frame never writes more than an MTU-sized IPv4 packet.
         tx(std::max(net::kEthernetMaxFrameSize, net::kEthernetHeaderSize + config.mtu)),
-        rx(kRxBufferSize),
         alarm(l) {}
 
   net::EventLoop& loop;
@@ -45,7 +44,7 @@ struct RawTransport::Impl {
   std::map<net::Ipv4Endpoint, std::shared_ptr<Handler>> groups;
   std::set<net::MacAddress> registered_macs;  // PACKET_MR_MULTICAST added
   std::vector<std::uint8_t> tx;
-  std::vector<std::uint8_t> rx;
+  std::vector<std::uint8_t> rx;  // socket reads; sized by open() (a detached transport reads none)
   LoopAlarm alarm;
   std::uint16_t next_identification = 0;
   int last_errno = 0;
@@ -87,6 +86,7 @@ Result<std::unique_ptr<RawTransport>, TransportError> RawTransport::open(net::Ev
   std::unique_ptr<RawTransport> t(new RawTransport(loop, std::move(config), filter, stage));
   Impl& m = *t->impl_;
   m.mac = s->interface_mac();
+  m.rx.resize(kRxBufferSize);
   m.socket.emplace(std::move(s).value());
   RawTransport* self = t.get();
   std::weak_ptr<bool> alive = m.alive;

@@ -1,6 +1,7 @@
 #include "layersec/someip/request_table.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace layersec::someip {
 
@@ -10,15 +11,22 @@ bool later(const std::pair<TimePoint, std::uint16_t>& a, const std::pair<TimePoi
 }
 }  // namespace
 
-RequestTable::RequestTable(std::size_t capacity) : capacity_(capacity) {
-  slots_.resize(capacity);
-  free_.reserve(capacity);
-  for (std::size_t i = capacity; i-- > 0;) free_.push_back(static_cast<std::uint16_t>(i));
-  index_.assign(std::size_t{1} << 16, kNone);
-  heap_.reserve(2 * capacity + 1);
+RequestTable::RequestTable(std::size_t capacity) : capacity_(capacity) {}
+
+void RequestTable::allocate() {
+  slots_.resize(capacity_);
+  free_.reserve(capacity_);
+  for (std::size_t i = capacity_; i-- > 0;) free_.push_back(static_cast<std::uint16_t>(i));
+  // kNone is all ones: one byte fill (memset) of uninitialised memory, not
+  // an element loop (which the fuzzing build instruments per element).
+  static_assert(kNone == 0xFFFF);
+  index_.reset(new std::uint16_t[kSessions]);
+  std::memset(index_.get(), 0xFF, kSessions * sizeof(std::uint16_t));
+  heap_.reserve(2 * capacity_ + 1);
 }
 
 const PendingRequest* RequestTable::find(std::uint16_t session) const {
+  if (index_ == nullptr) return nullptr;
   const std::uint16_t i = index_[session];
   return i == kNone ? nullptr : &slots_[i];
 }
@@ -30,6 +38,7 @@ std::uint16_t RequestTable::take_session() {
 }
 
 void RequestTable::insert(std::uint16_t session, PendingRequest p) {
+  if (slots_.empty()) allocate();
   const TimePoint deadline = p.deadline;
   const std::uint16_t i = free_.back();
   free_.pop_back();
@@ -77,7 +86,10 @@ std::optional<std::pair<std::uint16_t, PendingRequest>> RequestTable::pop_expire
 
 std::vector<std::pair<std::uint16_t, PendingRequest>> RequestTable::drain() {
   std::vector<std::pair<std::uint16_t, PendingRequest>> out;
-  for (std::size_t s = 0; s < index_.size(); ++s)
+  const std::size_t pending = size();
+  out.reserve(pending);
+  // Stops at the last pending session: an idle table costs nothing here.
+  for (std::size_t s = 0; out.size() < pending && s < kSessions; ++s)
     if (index_[s] != kNone) out.emplace_back(static_cast<std::uint16_t>(s), take(static_cast<std::uint16_t>(s)));
   heap_.clear();
   return out;

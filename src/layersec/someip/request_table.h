@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -51,8 +52,8 @@ class RequestTable {
   explicit RequestTable(std::size_t capacity);
 
   [[nodiscard]] std::size_t size() const { return slots_.size() - free_.size(); }
-  [[nodiscard]] bool full() const { return free_.empty(); }
-  [[nodiscard]] bool contains(std::uint16_t session) const { return index_[session] != kNone; }
+  [[nodiscard]] bool full() const { return !slots_.empty() && free_.empty(); }
+  [[nodiscard]] bool contains(std::uint16_t session) const { return index_ != nullptr && index_[session] != kNone; }
   // The pending request of `session`, or null.
   [[nodiscard]] const PendingRequest* find(std::uint16_t session) const;
 
@@ -75,13 +76,18 @@ class RequestTable {
 
  private:
   static constexpr std::uint16_t kNone = 0xFFFF;
+  static constexpr std::size_t kSessions = std::size_t{1} << 16;
   using Deadline = std::pair<TimePoint, std::uint16_t>;
+  // The table's memory (the 64 Ki session index, the slots, the heap) is
+  // taken by the first insert, so a runtime that never calls (a server)
+  // does not pay for it; after that nothing grows or allocates.
+  void allocate();
   void compact();
 
   std::size_t capacity_;
   std::vector<PendingRequest> slots_;
   std::vector<std::uint16_t> free_;
-  std::vector<std::uint16_t> index_;
+  std::unique_ptr<std::uint16_t[]> index_;  // slot of each session id (kNone: none); 64 Ki entries once allocated
   std::vector<Deadline> heap_;  // min-heap by deadline
   SessionCounter sessions_;
 };

@@ -33,6 +33,33 @@ TEST(SessionCounterTest, StartsAtOneSkipsZeroAndWraps) {
   EXPECT_EQ(c.next(), 1);  // never 0
 }
 
+// Nothing is allocated before the first request (a server never makes one):
+// the unallocated table answers every query as an empty one, and drain of
+// an idle table stops at once.
+TEST(RequestTableTest, AnUnusedTableAnswersAsEmptyAndTheFirstInsertWorks) {
+  RequestTable t(2);
+  EXPECT_EQ(t.size(), 0u);
+  EXPECT_FALSE(t.full());
+  EXPECT_FALSE(t.contains(1));
+  EXPECT_FALSE(t.contains(0xFFFF));
+  EXPECT_EQ(t.find(1), nullptr);
+  EXPECT_EQ(t.next_deadline(), TimePoint::max());
+  EXPECT_FALSE(t.pop_expired(at_ms(1'000'000)).has_value());
+  EXPECT_TRUE(t.drain().empty());
+  const std::uint16_t a = t.take_session();
+  t.insert(a, call(10));
+  const std::uint16_t b = t.take_session();
+  t.insert(b, call(20));
+  EXPECT_TRUE(t.full());
+  EXPECT_NE(t.find(a), nullptr);
+  auto all = t.drain();
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].first, a);
+  EXPECT_EQ(all[1].first, b);
+  EXPECT_EQ(t.size(), 0u);
+  EXPECT_FALSE(t.full());
+}
+
 TEST(RequestTableTest, SessionsSkipPendingOnes) {
   RequestTable t(4);
   const std::uint16_t a = t.take_session();
