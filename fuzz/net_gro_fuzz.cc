@@ -39,6 +39,8 @@ std::size_t ip_len_of(const Bytes& f) {
   return load_be16(f.data() + 12) == 0x86DD ? 40 : static_cast<std::size_t>(f[14] & 0x0F) * 4;
 }
 
+constexpr std::size_t kMaxPayload = 30000;  // a GSO frame's payload is below this
+
 // A GSO TCP frame of `payload` octets (IPv4 with DF or IPv6, 12 octets of options).
 Bytes gso_frame(bool v6, std::size_t payload, std::uint8_t flags, std::uint8_t salt) {
   Bytes f(14, 0);
@@ -75,7 +77,18 @@ Bytes gso_frame(bool v6, std::size_t payload, std::uint8_t flags, std::uint8_t s
   store_be16(tcp.data() + 16, 0);
   store_be16(tcp.data() + 18, 0);
   f.insert(f.end(), tcp.begin(), tcp.end());
-  for (std::size_t i = 0; i < payload; ++i) f.push_back(static_cast<std::uint8_t>(i * 13 + salt));
+  // Payload octet i is (13 i + salt) mod 256. Copied out of one table built
+  // once: 13 is odd, so (13 i + salt) = 13 (i + 197 salt) mod 256 (197 = 13^-1
+  // mod 256), a window of (13 j) mod 256 starting at j = 197 salt mod 256. A
+  // per-octet loop here was half the target's time (the build instruments
+  // every loop compare).
+  static const Bytes pattern = [] {
+    Bytes t(kMaxPayload + 256);
+    for (std::size_t j = 0; j < t.size(); ++j) t[j] = static_cast<std::uint8_t>(j * 13);
+    return t;
+  }();
+  const std::size_t start = (197u * salt) % 256;
+  f.insert(f.end(), pattern.begin() + static_cast<long>(start), pattern.begin() + static_cast<long>(start + payload));
   return f;
 }
 
@@ -153,7 +166,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const bool v6 = (data[0] & 1) != 0;
   const std::uint8_t flags = data[1];
   const std::size_t mss = 1 + load_be16(data + 2) % 1400;
-  const std::size_t payload = load_be16(data + 4) % 30000;
+  const std::size_t payload = load_be16(data + 4) % kMaxPayload;
   Bytes gso = gso_frame(v6, payload, flags, data[0]);
   VnetHeader h;
   h.flags = kVnetNeedsCsum;
